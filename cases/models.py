@@ -1,0 +1,397 @@
+"""The benchmark data physicians review: datasets, releases, cases and what graders said of them.
+
+Imported text is immutable. A case's identity (`Case`) is separate from its text (`CaseRevision`):
+re-importing changed text adds a revision, and every rating, response and grader decision points
+at the exact revision (and criteria) it was about.
+"""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class ImportFormat(models.TextChoices):
+    LIVEMEDBENCH = "livemedbench", "LiveMedBench cases"
+    LIVEMEDBENCH_RESPONSES = "livemedbench-responses", "LiveMedBench model responses"
+    LIVEMEDBENCH_GRADES = "livemedbench-grades", "LiveMedBench grader results"
+    LIVECLIN = "liveclin", "LiveClin question sets"
+    HEALTHBENCH = "healthbench", "HealthBench"
+    GENERIC = "generic", "Generic (ClinConsensus-style)"
+
+
+class Dataset(models.Model):
+    name = models.CharField(max_length=100, unique=True)
+    description = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Release(models.Model):
+    """One imported file. Importing the same bytes again is detected by its SHA-256."""
+
+    class Status(models.TextChoices):
+        IMPORTED = "imported", "Imported"
+        SUPERSEDED = "superseded", "Superseded by a later release"
+
+    dataset = models.ForeignKey(Dataset, on_delete=models.PROTECT, related_name="releases")
+    label = models.CharField(max_length=100, help_text="e.g. v202601 or 2025H1")
+    format = models.CharField(max_length=32, choices=ImportFormat.choices)
+    model_name = models.CharField(
+        max_length=200, blank=True, help_text="For response and grade files: the model that answered."
+    )
+    file_name = models.CharField(max_length=500)
+    sha256 = models.CharField(max_length=64)
+    imported_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    imported_at = models.DateTimeField(auto_now_add=True)
+    counts = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.IMPORTED)
+
+    class Meta:
+        ordering = ["dataset", "-imported_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["dataset", "format", "sha256", "model_name"], name="release_unique_file"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.dataset} {self.label}"
+
+
+class Specialty(models.Model):
+    name = models.CharField(max_length=200, unique=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name_plural = "specialties"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Theme(models.Model):
+    """A task theme (HealthBench `theme:` tags, ClinConsensus task types)."""
+
+    name = models.CharField(max_length=200, unique=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Case(models.Model):
+    """The identity of a case within its dataset; its text lives in revisions."""
+
+    dataset = models.ForeignKey(Dataset, on_delete=models.PROTECT, related_name="cases")
+    external_id = models.CharField(max_length=200)
+    current_revision = models.ForeignKey(
+        "CaseRevision", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["dataset", "external_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["dataset", "external_id"], name="case_unique_external_id"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.dataset}:{self.external_id}"
+
+
+class Difficulty(models.TextChoices):
+    LOW = "low", "Low"
+    MEDIUM = "medium", "Medium"
+    HIGH = "high", "High"
+
+
+class Register(models.TextChoices):
+    LAY = "lay", "Lay-facing"
+    PROFESSIONAL = "professional", "Professional-facing"
+
+
+class CaseRevisionQuerySet(models.QuerySet["CaseRevision"]):
+    def current(self) -> "CaseRevisionQuerySet":
+        return self.filter(case__current_revision=models.F("pk"))
+
+
+class CaseRevision(models.Model):
+    """The exact text of a case as imported from one release. Never edited after creation."""
+
+    case = models.ForeignKey(Case, on_delete=models.PROTECT, related_name="revisions")
+    number = models.PositiveIntegerField(help_text="1 for the first import, then 2, 3, ...")
+    release = models.ForeignKey(Release, on_delete=models.PROTECT, related_name="case_revisions")
+    content_hash = models.CharField(max_length=64, help_text="SHA-256 of the canonical content")
+    post_time = models.DateTimeField(null=True, blank=True)
+    language = models.CharField(max_length=16, blank=True, help_text="BCP 47 code, e.g. en or zh")
+    narrative = models.TextField(blank=True)
+    core_request = models.TextField(blank=True, help_text="The patient's query")
+    doctor_advice = models.TextField(blank=True, help_text="Reference physician advice / answer")
+    conversation = models.JSONField(
+        default=list, blank=True, help_text="HealthBench-style turns: [{role, content}, ...]"
+    )
+    specialties = models.ManyToManyField(Specialty, blank=True, related_name="case_revisions")
+    themes = models.ManyToManyField(Theme, blank=True, related_name="case_revisions")
+    difficulty = models.CharField(max_length=8, choices=Difficulty.choices, blank=True)
+    register = models.CharField(max_length=16, choices=Register.choices, blank=True)
+    icd_chapter = models.CharField(max_length=200, blank=True)
+    disease_cluster = models.CharField(max_length=200, blank=True)
+    rarity = models.CharField(max_length=100, blank=True)
+    source = models.CharField(max_length=500, blank=True)
+    extra = models.JSONField(default=dict, blank=True, help_text="Source keys medreview has no column for")
+    raw = models.JSONField(default=dict, blank=True, help_text="The source record exactly as imported")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = CaseRevisionQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["case", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["case", "number"], name="caserevision_unique_number"),
+            models.UniqueConstraint(fields=["case", "content_hash"], name="caserevision_unique_content"),
+        ]
+        indexes = [models.Index(fields=["post_time"])]
+
+    def __str__(self) -> str:
+        return f"{self.case} r{self.number}"
+
+
+class Axis(models.TextChoices):
+    """The five LiveMedBench / HealthBench axes; sources may use their own (stored as given)."""
+
+    ACCURACY = "Accuracy"
+    COMPLETENESS = "Completeness"
+    COMMUNICATION_QUALITY = "Communication Quality"
+    CONTEXT_AWARENESS = "Context Awareness"
+    SAFETY = "Safety"
+
+
+class RubricCriterion(models.Model):
+    revision = models.ForeignKey(CaseRevision, on_delete=models.PROTECT, related_name="criteria")
+    order = models.PositiveIntegerField()
+    text = models.TextField()
+    points = models.SmallIntegerField(help_text="-10..10; negative points are penalties")
+    axis = models.CharField(max_length=100, blank=True)
+    tags = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        ordering = ["revision", "order"]
+        verbose_name_plural = "rubric criteria"
+        constraints = [
+            models.UniqueConstraint(fields=["revision", "order"], name="criterion_unique_order"),
+            models.CheckConstraint(
+                condition=Q(points__gte=-10) & Q(points__lte=10), name="criterion_points_range"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"[{self.points:+d}] {self.text[:80]}"
+
+    @property
+    def is_penalty(self) -> bool:
+        return self.points < 0
+
+
+class QuestionSet(models.Model):
+    """LiveClin: a progressive exam built on one case report (the revision holds the metadata)."""
+
+    revision = models.OneToOneField(CaseRevision, on_delete=models.PROTECT, related_name="question_set")
+    scenario = models.TextField()
+    scenario_images = models.JSONField(default=list, blank=True)
+    scenario_tables = models.JSONField(default=list, blank=True)
+
+    def __str__(self) -> str:
+        return f"Question set of {self.revision}"
+
+
+MCQ_LETTERS = "ABCDEFGHIJ"
+
+
+class MCQ(models.Model):
+    question_set = models.ForeignKey(QuestionSet, on_delete=models.PROTECT, related_name="mcqs")
+    order = models.PositiveIntegerField()
+    stage = models.CharField(max_length=200, blank=True, help_text="Clinical stage")
+    question = models.TextField()
+    options = models.JSONField(help_text='{"A": "...", ..., "J": "..."}')
+    correct_answer = models.CharField(max_length=1)
+    image_details = models.JSONField(default=list, blank=True)
+    table_details = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        ordering = ["question_set", "order"]
+        verbose_name = "MCQ"
+        verbose_name_plural = "MCQs"
+        constraints = [
+            models.UniqueConstraint(fields=["question_set", "order"], name="mcq_unique_order"),
+            models.CheckConstraint(
+                condition=Q(correct_answer__in=list(MCQ_LETTERS)), name="mcq_answer_letter"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"MCQ {self.order}: {self.question[:60]}"
+
+
+class ModelResponse(models.Model):
+    """One model's answer to the exact revision of a case it was shown."""
+
+    revision = models.ForeignKey(CaseRevision, on_delete=models.PROTECT, related_name="responses")
+    model_name = models.CharField(max_length=200)
+    text = models.TextField()
+    finish_reason = models.CharField(max_length=50, blank=True)
+    release = models.ForeignKey(
+        Release, null=True, blank=True, on_delete=models.PROTECT, related_name="responses"
+    )
+    raw = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["revision", "model_name"]
+        constraints = [
+            models.UniqueConstraint(fields=["revision", "model_name"], name="response_unique_model"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.model_name} on {self.revision}"
+
+
+class GraderKind(models.TextChoices):
+    RUBRIC_GRADER = "rubric-grader", "Rubric grader (one criterion per call)"
+    LLM_JUDGE = "llm-judge", "LLM-as-judge (holistic score)"
+    LIKERT_JUDGE = "likert-judge", "Likert judge (1-5 per axis)"
+    PAIRWISE_JUDGE = "pairwise-judge", "Pairwise judge (A / B / tie)"
+
+
+class GraderRun(models.Model):
+    """One automated grader applied to responses: imported from a file or run by a grading job."""
+
+    name = models.CharField(max_length=200, help_text="Shown in reports, e.g. 'GPT-4.1 rubric grader'")
+    kind = models.CharField(max_length=20, choices=GraderKind.choices)
+    grader_model = models.CharField(max_length=200)
+    prompt_version = models.CharField(max_length=100, blank=True)
+    release = models.ForeignKey(
+        Release, null=True, blank=True, on_delete=models.PROTECT, related_name="grader_runs",
+        help_text="Set when the decisions were imported from a file",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Verdict(models.TextChoices):
+    MET = "met", "Met"
+    NOT_MET = "not_met", "Not met"
+    INVALID = "invalid", "Invalid output"
+    FAILED = "failed", "Failed (no answer after retries)"
+
+
+class GraderOutputFields(models.Model):
+    """What every automated judgement keeps: the raw output is never dropped."""
+
+    raw_output = models.TextField(blank=True)
+    reasoning = models.TextField(blank=True, help_text="Reasoning or the quoted evidence")
+    error = models.TextField(blank=True)
+    latency_ms = models.PositiveIntegerField(null=True, blank=True)
+    input_tokens = models.PositiveIntegerField(null=True, blank=True)
+    output_tokens = models.PositiveIntegerField(null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=1)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        abstract = True
+
+
+class GraderDecision(GraderOutputFields):
+    """A grader's verdict on one criterion for one response."""
+
+    run = models.ForeignKey(GraderRun, on_delete=models.CASCADE, related_name="decisions")
+    response = models.ForeignKey(ModelResponse, on_delete=models.PROTECT, related_name="grader_decisions")
+    criterion = models.ForeignKey(RubricCriterion, on_delete=models.PROTECT, related_name="grader_decisions")
+    verdict = models.CharField(max_length=8, choices=Verdict.choices)
+
+    class Meta:
+        ordering = ["run", "response", "criterion"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "response", "criterion"], name="decision_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.criterion_id} on {self.response_id}: {self.verdict}"
+
+    @property
+    def met(self) -> bool | None:
+        return {Verdict.MET: True, Verdict.NOT_MET: False}.get(self.verdict)
+
+
+class JudgeScore(GraderOutputFields):
+    """A judge's score for one response: holistic (axis "") or on one named axis (Likert)."""
+
+    run = models.ForeignKey(GraderRun, on_delete=models.CASCADE, related_name="scores")
+    response = models.ForeignKey(ModelResponse, on_delete=models.PROTECT, related_name="judge_scores")
+    axis = models.CharField(max_length=100, blank=True)
+    status = models.CharField(max_length=8, choices=Verdict.choices, default=Verdict.MET,
+                              help_text="met = a valid score; invalid / failed otherwise")
+    raw_score = models.FloatField(null=True, blank=True)
+    normalized_score = models.FloatField(null=True, blank=True, help_text="In [0, 1]")
+
+    class Meta:
+        ordering = ["run", "response", "axis"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "response", "axis"], name="judgescore_unique"),
+            models.CheckConstraint(
+                condition=Q(normalized_score__isnull=True)
+                | (Q(normalized_score__gte=0) & Q(normalized_score__lte=1)),
+                name="judgescore_normalized_range",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.response_id} {self.axis or 'overall'}: {self.normalized_score}"
+
+
+class PairwiseVerdict(models.TextChoices):
+    A = "A", "A is better"
+    B = "B", "B is better"
+    TIE = "tie", "Tie"
+    INVALID = "invalid", "Invalid output"
+    FAILED = "failed", "Failed"
+
+
+class PairwiseJudgement(GraderOutputFields):
+    """A pairwise judge's verdict; each pair is asked in both orders to measure position bias.
+
+    `verdict` is expressed in terms of `response_a` / `response_b` regardless of `order`.
+    """
+
+    class Order(models.TextChoices):
+        AB = "ab", "A shown first"
+        BA = "ba", "B shown first"
+
+    run = models.ForeignKey(GraderRun, on_delete=models.CASCADE, related_name="pairwise")
+    response_a = models.ForeignKey(ModelResponse, on_delete=models.PROTECT, related_name="+")
+    response_b = models.ForeignKey(ModelResponse, on_delete=models.PROTECT, related_name="+")
+    order = models.CharField(max_length=2, choices=Order.choices)
+    verdict = models.CharField(max_length=8, choices=PairwiseVerdict.choices)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["run", "response_a", "response_b", "order"], name="pairwise_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.response_a_id} vs {self.response_b_id} ({self.order}): {self.verdict}"

@@ -1,0 +1,1 @@
+"""Grader configurations and grading jobs (see graders/services.py)."""

@@ -1,0 +1,7 @@
+from django.http import HttpRequest
+
+from medreview.roles import user_role
+
+
+def roles(request: HttpRequest) -> dict[str, str | None]:
+    return {"role": user_role(request.user)}

@@ -1,0 +1,80 @@
+"""Shared personas and database helpers for every test package.
+
+physician_a / physician_b: raters (English and Chinese, internal medicine)
+inspector: senior physician; researcher: reads reports; admin: runs studies and imports
+outsider: a physician who belongs to no study (must get 404 everywhere it is not invited)
+"""
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection
+
+from annotation.models import Profile, Rank, Role
+
+PASSWORD = "correct-horse-battery-9"
+
+
+def make_user(
+    username: str,
+    *,
+    role: str,
+    specialties: list[str] | None = None,
+    languages: list[str] | None = None,
+    rank: str = "",
+):
+    user = get_user_model().objects.create_user(username=username, password=PASSWORD)
+    Profile.objects.create(
+        user=user,
+        role=role,
+        specialties=specialties if specialties is not None else ["Internal Medicine"],
+        languages=languages if languages is not None else ["en", "zh"],
+        rank=rank,
+        pseudonym=f"R-{username}",
+    )
+    return user
+
+
+@pytest.fixture
+def physician_a(db):
+    return make_user("physician_a", role=Role.PHYSICIAN, rank=Rank.ATTENDING)
+
+
+@pytest.fixture
+def physician_b(db):
+    return make_user("physician_b", role=Role.PHYSICIAN, rank=Rank.ATTENDING)
+
+
+@pytest.fixture
+def inspector(db):
+    return make_user("inspector", role=Role.INSPECTOR, rank=Rank.CHIEF)
+
+
+@pytest.fixture
+def researcher(db):
+    return make_user("researcher", role=Role.RESEARCHER, specialties=[], languages=[])
+
+
+@pytest.fixture
+def admin(db):
+    return make_user("admin", role=Role.ADMIN, specialties=[], languages=[])
+
+
+@pytest.fixture
+def outsider(db):
+    return make_user("outsider", role=Role.PHYSICIAN, rank=Rank.ATTENDING)
+
+
+def login(client, user):
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def is_postgres() -> bool:
+    return connection.vendor == "postgresql"
+
+
+@pytest.fixture
+def postgres_only(db):
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL row locks (select_for_update skip_locked); run with DATABASE_URL=postgres://...")

@@ -1,0 +1,73 @@
+"""Small builders for test data. Each returns saved rows with the fewest fields that make sense."""
+
+import hashlib
+import itertools
+
+from cases.models import (
+    Case,
+    CaseRevision,
+    Dataset,
+    GraderDecision,
+    GraderRun,
+    ModelResponse,
+    Release,
+    RubricCriterion,
+    Verdict,
+)
+
+_seq = itertools.count(1)
+
+
+def make_release(*, dataset_name: str = "LiveMedBench", label: str = "v202601", fmt: str = "livemedbench") -> Release:
+    dataset, _ = Dataset.objects.get_or_create(name=dataset_name)
+    n = next(_seq)
+    return Release.objects.create(
+        dataset=dataset, label=label, format=fmt, file_name=f"file{n}.json",
+        sha256=hashlib.sha256(str(n).encode()).hexdigest(),
+    )
+
+
+def make_case(
+    *,
+    release: Release | None = None,
+    external_id: str | None = None,
+    narrative: str = "45-year-old with three days of fever and cough.",
+    core_request: str = "Do I need antibiotics?",
+    doctor_advice: str = "Likely viral; rest, fluids, return if breathless.",
+    criteria: list[tuple[str, int, str]] | None = None,
+    language: str = "en",
+) -> CaseRevision:
+    release = release or make_release()
+    case = Case.objects.create(dataset=release.dataset, external_id=external_id or f"case-{next(_seq)}")
+    revision = CaseRevision.objects.create(
+        case=case, number=1, release=release, content_hash=hashlib.sha256(narrative.encode()).hexdigest(),
+        narrative=narrative, core_request=core_request, doctor_advice=doctor_advice, language=language,
+    )
+    case.current_revision = revision
+    case.save(update_fields=["current_revision"])
+    criteria = criteria if criteria is not None else [
+        ("Says the illness is most likely viral", 8, "Accuracy"),
+        ("Advises seeking care if short of breath", 6, "Safety"),
+        ("Recommends antibiotics", -5, "Safety"),
+    ]
+    RubricCriterion.objects.bulk_create(
+        RubricCriterion(revision=revision, order=i, text=text, points=points, axis=axis)
+        for i, (text, points, axis) in enumerate(criteria, start=1)
+    )
+    return revision
+
+
+def make_response(revision: CaseRevision, *, model_name: str = "model-x", text: str = "Rest and fluids.") -> ModelResponse:
+    return ModelResponse.objects.create(revision=revision, model_name=model_name, text=text, finish_reason="stop")
+
+
+def make_grader_decisions(
+    response: ModelResponse, verdicts: list[str], *, run: GraderRun | None = None
+) -> GraderRun:
+    run = run or GraderRun.objects.create(name="grader", kind="rubric-grader", grader_model="gpt-4.1")
+    criteria = list(response.revision.criteria.order_by("order"))
+    GraderDecision.objects.bulk_create(
+        GraderDecision(run=run, response=response, criterion=c, verdict=Verdict(v))
+        for c, v in zip(criteria, verdicts, strict=True)
+    )
+    return run
