@@ -95,7 +95,6 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         {"timeout": 20, "init_command": "PRAGMA journal_mode=WAL;"}
     )
-    DATABASES["default"].setdefault("TEST", {})["NAME"] = str(BASE_DIR / "test_db.sqlite3")
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
