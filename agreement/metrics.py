@@ -24,6 +24,7 @@ Conventions shared by the chance-corrected coefficients
 
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 from collections.abc import Sequence
@@ -222,6 +223,46 @@ def _sorted_labels(labels: Sequence[Any]) -> list[Any]:
         return sorted(labels, key=lambda v: (type(v).__name__, str(v)))
 
 
+def _list_to_array(seq: list) -> np.ndarray:
+    """Subjects x raters list of lists -> 2-D array (float when possible)."""
+    try:
+        widths = {len(r) for r in seq}
+    except TypeError:
+        raise ValueError("ratings must be 2-D: subjects x raters") from None
+    if len(widths) == 1:
+        width = widths.pop()
+        flat = list(itertools.chain.from_iterable(seq))
+        first = next((v for v in flat if not _is_missing_scalar(v)), None)
+        if isinstance(first, numbers.Real) and not isinstance(first, bool | np.bool_):
+            try:
+                arr = np.array(flat, dtype=float)
+            except (TypeError, ValueError):
+                arr = None
+            if arr is not None:
+                # remember integer labels so categories come back as ints
+                out = arr.reshape(len(seq), width)
+                if isinstance(first, numbers.Integral):
+                    out = _IntLabelled(out)
+                return out
+        arr = np.empty(len(flat), dtype=object)
+        arr[:] = flat
+        return arr.reshape(len(seq), width)
+    # ragged rows: pad with None
+    rows = [list(r) for r in seq]
+    width = max(len(r) for r in rows)
+    arr = np.full((len(rows), width), None, dtype=object)
+    for i, r in enumerate(rows):
+        arr[i, : len(r)] = r
+    return arr
+
+
+class _IntLabelled(np.ndarray):
+    """Float array built from integer labels (categories are returned as int)."""
+
+    def __new__(cls, a):
+        return np.asarray(a).view(cls)
+
+
 def _as_2d(ratings: Any) -> np.ndarray:
     """Return ratings as a 2-D numpy array (numeric or object dtype)."""
     if isinstance(ratings, pd.DataFrame):
@@ -232,17 +273,7 @@ def _as_2d(ratings: Any) -> np.ndarray:
         seq = list(ratings)
         if not seq:
             return np.empty((0, 0), dtype=object)
-        try:
-            arr = np.array(seq, dtype=object)
-        except ValueError:
-            arr = None
-        if arr is None or arr.ndim != 2:
-            # ragged rows: pad with None
-            rows = [list(r) for r in seq]
-            width = max((len(r) for r in rows), default=0)
-            arr = np.full((len(rows), width), None, dtype=object)
-            for i, r in enumerate(rows):
-                arr[i, : len(r)] = r
+        arr = _list_to_array(seq)
     if arr.ndim == 1:
         raise ValueError("ratings must be 2-D: subjects x raters")
     if arr.ndim != 2:
@@ -250,12 +281,109 @@ def _as_2d(ratings: Any) -> np.ndarray:
     return arr
 
 
-def encode_ratings(
-    ratings: Any, categories: Sequence[Any] | None = None
-) -> tuple[np.ndarray, list[Any]]:
+def _code_dtype(q: int) -> type:
+    return np.int8 if q < 127 else (np.int16 if q < 32767 else np.int64)
+
+
+def _encode_numeric(
+    flat: np.ndarray, declared: list[Any] | None, int_labels: bool
+) -> tuple[np.ndarray, list[Any]] | None:
+    """O(n) encoding of integral numeric labels with a small range (else None).
+
+    Small ranges (<= 64 distinct candidate values) are encoded with one
+    vectorised comparison per candidate value, larger ones with a bincount.
+    """
+    is_float = flat.dtype.kind == "f"
+    if flat.size == 0:
+        return np.zeros(0, dtype=np.int8), list(declared or [])
+    if is_float:
+        lo, hi = np.fmin.reduce(flat), np.fmax.reduce(flat)
+        if np.isnan(lo):  # everything missing
+            q = len(declared or [])
+            return np.full(flat.shape, -1, dtype=_code_dtype(q)), list(declared or [])
+        if not (np.isfinite(lo) and np.isfinite(hi)) or lo != math.floor(lo) or hi != math.floor(hi):
+            return None
+        n_valid = flat.size - int(np.count_nonzero(np.isnan(flat)))
+    else:
+        lo, hi = flat.min(), flat.max()
+        n_valid = flat.size
+    lo, hi = int(lo), int(hi)
+    span = hi - lo
+    if span <= 64:
+        present: list[int] = []
+        masks = []
+        assigned = 0
+        for v in range(lo, hi + 1):
+            m = flat == v
+            c = int(np.count_nonzero(m))
+            if c:
+                present.append(v)
+                masks.append(m)
+                assigned += c
+        if assigned != n_valid:
+            return None  # non-integral floats
+        uniques: list[Any] = present if int_labels else [float(v) for v in present]
+        cats = uniques if declared is None else declared
+        index = _category_index(cats)
+        unknown = [u for u in uniques if u not in index]
+        if unknown:
+            raise ValueError(f"ratings contain labels not in categories: {unknown[:10]}")
+        dt = _code_dtype(len(cats))
+        # masks are disjoint: codes = -1 + sum_u (index[u] + 1) * [x == u]
+        # (arithmetic is much faster than boolean-mask assignment)
+        codes = np.zeros(flat.shape, dtype=dt)
+        for u, m in zip(uniques, masks, strict=True):
+            mi = m.view(np.int8) if dt is np.int8 else m.astype(dt)
+            codes += mi * dt(index[u] + 1)
+        codes -= dt(1)
+        return codes, list(cats)
+    if span > max(1_000_000, 4 * flat.size):
+        return None
+    if is_float:
+        nan = np.isnan(flat)
+        vals = flat[~nan]
+        off = vals.astype(np.int64) - lo
+        if not np.array_equal(off + lo, vals):
+            return None
+    else:
+        nan = None
+        off = flat.astype(np.int64) - lo
+    present_arr = np.flatnonzero(np.bincount(off, minlength=span + 1))
+    uniques = [int(v) + lo for v in present_arr]
+    if not int_labels:
+        uniques = [float(v) for v in uniques]
+    cats = uniques if declared is None else declared
+    index = _category_index(cats)
+    lut = np.full(span + 1, -1, dtype=np.int64)
+    unknown = []
+    for u in uniques:
+        pos = index.get(u)
+        if pos is None:
+            unknown.append(u)
+        else:
+            lut[int(u) - lo] = pos
+    if unknown:
+        raise ValueError(f"ratings contain labels not in categories: {unknown[:10]}")
+    codes = np.full(flat.shape, -1, dtype=_code_dtype(len(cats)))
+    if nan is not None:
+        codes[~nan] = lut[off]
+    else:
+        codes[:] = lut[off]
+    return codes, list(cats)
+
+
+def _category_index(cats: Sequence[Any]) -> dict[Any, int]:
+    index: dict[Any, int] = {}
+    for i, c in enumerate(cats):
+        index.setdefault(c, i)
+    return index
+
+
+def encode_ratings(ratings: Any, categories: Sequence[Any] | None = None) -> tuple[np.ndarray, list[Any]]:
     """Encode ratings to integer codes.
 
-    Returns ``(codes, categories)`` where ``codes`` is an ``int64`` array of
+    Returns ``(codes, categories)`` where ``codes`` is a signed integer array
+    (``int8`` when fewer than 127 categories) of
     shape subjects x raters holding the index into ``categories`` and ``-1``
     where the rating is missing (``None``, ``NaN``, ``""``).  ``categories`` is
     the declared list (as given) or, when omitted, the sorted observed labels.
@@ -272,19 +400,20 @@ def encode_ratings(
     flat = arr.reshape(-1)
     declared = None if categories is None else list(categories)
 
-    if (
-        declared is not None
-        and flat.dtype.kind in "iu"
-        and declared == list(range(len(declared)))
-    ):
+    if declared is not None and flat.dtype.kind in "iu" and declared == list(range(len(declared))):
         # fast path: already integer-coded 0..q-1
-        codes = flat.astype(np.int64, copy=True)
-        bad = (codes < -1) | (codes >= len(declared))
+        codes = flat.astype(_code_dtype(len(declared)), copy=True)
+        bad = (flat < -1) | (flat >= len(declared))
         if bad.any():
-            raise ValueError(
-                f"ratings contain labels not in categories: {np.unique(flat[bad])[:10]}"
-            )
+            raise ValueError(f"ratings contain labels not in categories: {np.unique(flat[bad])[:10]}")
         return codes.reshape(shape), declared
+
+    if flat.dtype.kind in "iuf":
+        int_labels = flat.dtype.kind in "iu" or isinstance(arr, _IntLabelled)
+        fast = _encode_numeric(np.asarray(flat), declared, int_labels)
+        if fast is not None:
+            codes, cats = fast
+            return codes.reshape(shape), cats
 
     if flat.dtype.kind == "O":
         # treat "" as missing, as irrCAC does
@@ -296,18 +425,13 @@ def encode_ratings(
         try:
             raw_codes, uniques = pd.factorize(flat, sort=False, use_na_sentinel=True)
         except TypeError:
-            raw_codes, uniques = pd.factorize(
-                flat.astype(object), sort=False, use_na_sentinel=True
-            )
+            raw_codes, uniques = pd.factorize(flat.astype(object), sort=False, use_na_sentinel=True)
     else:
         raise ValueError(f"unsupported ratings dtype {flat.dtype}")
     uniques = list(np.asarray(uniques, dtype=object))
     uniques = [u.item() if isinstance(u, np.generic) else u for u in uniques]
 
-    if declared is None:
-        cats = _sorted_labels(uniques)
-    else:
-        cats = declared
+    cats = _sorted_labels(uniques) if declared is None else declared
     index: dict[Any, int] = {}
     for i, c in enumerate(cats):
         index.setdefault(c, i)
@@ -322,30 +446,44 @@ def encode_ratings(
             lut[j] = pos
     if unknown:
         raise ValueError(f"ratings contain labels not in categories: {unknown[:10]}")
-    codes = lut[raw_codes]  # raw code -1 picks lut[-1] == -1
+    codes = lut[raw_codes].astype(_code_dtype(len(cats)))  # raw code -1 picks lut[-1] == -1
     return codes.reshape(shape), list(cats)
 
 
-def count_matrix(codes: np.ndarray, q: int) -> np.ndarray:
-    """Subjects x categories matrix of how many raters chose each category."""
+def count_matrix(codes: np.ndarray, q: int, *, transposed: bool = False) -> np.ndarray:
+    """Subjects x categories matrix of how many raters chose each category.
+
+    With ``transposed=True`` returns the categories x subjects matrix (the
+    layout used internally: reductions over categories stay contiguous).
+    """
     n = codes.shape[0]
     if n == 0 or q == 0:
-        return np.zeros((n, q), dtype=np.int64)
-    valid = codes >= 0
-    rows = np.broadcast_to(np.arange(n)[:, None], codes.shape)
-    idx = rows[valid] * q + codes[valid]
-    return np.bincount(idx, minlength=n * q).reshape(n, q)
+        shape = (q, n) if transposed else (n, q)
+        return np.zeros(shape, dtype=np.int64)
+    r = codes.shape[1]
+    if transposed and q * r <= 256:
+        # loop over categories and raters (never over subjects)
+        cols = codes.T
+        acc_t = np.int8 if r < 127 else np.int32
+        out = np.empty((q, n))
+        for k in range(q):
+            acc = (cols[0] == k).astype(acc_t)
+            for j in range(1, r):
+                acc += cols[j] == k
+            out[k] = acc
+        return out
+    idx = codes.astype(np.int64) * n + np.arange(n)[:, None]  # category-major flat index
+    if (codes < 0).any():
+        idx = idx[codes >= 0]
+    out = np.bincount(idx.ravel(), minlength=q * n).reshape(q, n)
+    return out if transposed else out.T.copy()
 
 
 def _is_numeric_label(c: Any) -> bool:
-    return isinstance(c, numbers.Real) and not (
-        isinstance(c, float) and math.isnan(c)
-    )
+    return isinstance(c, numbers.Real) and not (isinstance(c, float) and math.isnan(c))
 
 
-def weight_matrix(
-    weights: Any, categories: Sequence[Any], *, use_values: bool = True
-) -> np.ndarray:
+def weight_matrix(weights: Any, categories: Sequence[Any], *, use_values: bool = True) -> np.ndarray:
     """Agreement weights (1 on the diagonal) for the categories.
 
     ``weights``: ``None``/``"identity"``, ``"linear"``
@@ -360,9 +498,7 @@ def weight_matrix(
         return np.eye(q)
     if isinstance(weights, str):
         if weights not in ("linear", "quadratic"):
-            raise ValueError(
-                "weights must be None, 'identity', 'linear', 'quadratic' or a q x q matrix"
-            )
+            raise ValueError("weights must be None, 'identity', 'linear', 'quadratic' or a q x q matrix")
         if q <= 1:
             return np.ones((q, q))
         if use_values and all(_is_numeric_label(c) for c in categories):
@@ -402,9 +538,7 @@ def _inference(
     return se, ci, p_one, p_two
 
 
-def _empty_result(
-    name: str, n: int, n2: int, r: int, cats: Sequence[Any], reason: str
-) -> AgreementResult:
+def _empty_result(name: str, n: int, n2: int, r: int, cats: Sequence[Any], reason: str) -> AgreementResult:
     return AgreementResult(
         coefficient=name,
         value=None,
@@ -438,12 +572,16 @@ def _multirater(
     codes, cats = encode_ratings(ratings, categories)
     q = len(cats)
     r = codes.shape[1] if codes.ndim == 2 else 0
-    counts_all = count_matrix(codes, q)
-    ri_all = counts_all.sum(axis=1)
+    ct_all = count_matrix(codes, q, transposed=True)  # q x n
+    ri_all = ct_all.sum(axis=0)
     keep = ri_all > 0  # irrCAC drops subjects with no rating at all
-    counts = counts_all[keep].astype(float)
-    ri = ri_all[keep].astype(float)
-    n = int(counts.shape[0])
+    if keep.all():
+        ct = ct_all.astype(float, copy=False)
+        ri = ri_all.astype(float, copy=False)
+    else:
+        ct = ct_all[:, keep].astype(float)
+        ri = ri_all[keep].astype(float)
+    n = int(ri.shape[0])
     m2 = ri >= 2
     n2 = int(m2.sum())
     if n == 0:
@@ -456,26 +594,47 @@ def _multirater(
     if q == 1:
         if kind == "fleiss":
             return _empty_result(
-                name, n, n2, r, cats,
+                name,
+                n,
+                n2,
+                r,
+                cats,
                 "only one category: chance agreement pe = 1, kappa = 0/0 undefined",
             )
         # irrCAC sets pe to 1 - 1e-15 (AC1) or 1e-15 (BP) so that the
         # coefficient is ~1; we return exactly 1 with undefined inference.
         return AgreementResult(
-            coefficient=name, value=1.0, se=None, ci=None, p_value=None,
-            p_value_two_sided=None, pa=1.0, pe=None, n_subjects=n, n_paired=n2,
-            n_raters=r, categories=tuple(cats),
-            reason="only one category: value set to 1 (irrCAC convention); "
-            "pe, se, ci and p undefined",
+            coefficient=name,
+            value=1.0,
+            se=None,
+            ci=None,
+            p_value=None,
+            p_value_two_sided=None,
+            pa=1.0,
+            pe=None,
+            n_subjects=n,
+            n_paired=n2,
+            n_raters=r,
+            categories=tuple(cats),
+            reason="only one category: value set to 1 (irrCAC convention); pe, se, ci and p undefined",
         )
 
-    agree_w = counts @ W.T
-    sum_q = (counts * (agree_w - 1)).sum(axis=1)
-    den = ri * (ri - 1)
-    pa_i = np.zeros(n)
-    pa_i[m2] = sum_q[m2] / den[m2]
-    pa = float(pa_i[m2].mean())
-    pi = (counts / ri[:, None]).mean(axis=0)
+    identity = np.array_equal(W, np.eye(q))
+    # sum_k r_ik (sum_l w_kl r_il - 1) = sum_k r_ik (W r_i)_k - r_i
+    # (in-place arithmetic below keeps the number of n-length temporaries low)
+    pa_i = np.einsum("kn,kn->n", ct, ct if identity else W @ ct)
+    pa_i -= ri
+    all2 = n2 == n
+    buf = ri - 1.0
+    buf *= ri  # r_i (r_i - 1)
+    if not all2:
+        buf[~m2] = 1.0
+    pa_i /= buf
+    if not all2:
+        pa_i[~m2] = 0.0
+    pa = float(pa_i.sum()) / n2
+    inv_ri = np.divide(1.0, ri, out=buf)
+    pi = (ct @ inv_ri) / n
     wsum = float(W.sum())
     if kind == "gwet":
         pe = wsum * float((pi * (1 - pi)).sum()) / (q * (q - 1))
@@ -485,28 +644,59 @@ def _multirater(
         pe = wsum / q**2
     if not (1 - pe) > 1e-14:
         return AgreementResult(
-            coefficient=name, value=None, se=None, ci=None, p_value=None,
-            p_value_two_sided=None, pa=pa, pe=pe, n_subjects=n, n_paired=n2,
-            n_raters=r, categories=tuple(cats),
-            reason="chance agreement pe = 1 (all ratings in one category): "
-            "coefficient is 0/0, undefined",
+            coefficient=name,
+            value=None,
+            se=None,
+            ci=None,
+            p_value=None,
+            p_value_two_sided=None,
+            pa=pa,
+            pe=pe,
+            n_subjects=n,
+            n_paired=n2,
+            n_raters=r,
+            categories=tuple(cats),
+            reason="chance agreement pe = 1 (all ratings in one category): coefficient is 0/0, undefined",
         )
     value = (pa - pe) / (1 - pe)
-    coef_i = (n / n2) * (pa_i - pe * m2) / (1 - pe)
-    if kind == "gwet":
-        pe_i = (wsum / (q * (q - 1))) * (counts @ (1 - pi)) / ri
-        coef_i = coef_i - 2 * (1 - value) * (pe_i - pe) / (1 - pe)
-    elif kind == "fleiss":
-        pi_w = (W @ pi + W.T @ pi) / 2
-        pe_i = (counts @ pi_w) / ri
-        coef_i = coef_i - 2 * (1 - value) * (pe_i - pe) / (1 - pe)
-    var = float(((coef_i - value) ** 2).sum()) / (n * (n - 1)) if n >= 2 else None
+    # per-subject linearised coefficient (Gwet 2008 / irrCAC), in place:
+    # c_i = (n/n2) (pa_i - pe [r_i >= 2]) / (1 - pe) - 2 (1 - value) (pe_i - pe) / (1 - pe)
+    coef_i = pa_i
+    coef_i *= (n / n2) / (1 - pe)
+    shift = (n / n2) * pe / (1 - pe)
+    if all2:
+        coef_i -= shift
+    else:
+        coef_i[m2] -= shift
+    if kind in ("gwet", "fleiss"):
+        # gwet: pe_i = sum(W)/(q(q-1)) sum_k r_ik (1 - pi_k) / r_i
+        # fleiss: pe_i = sum_k r_ik pibar_k / r_i with pibar = (W pi + W' pi) / 2
+        vec = (wsum / (q * (q - 1))) * (1 - pi) if kind == "gwet" else (W @ pi + W.T @ pi) / 2
+        pe_i = vec @ ct
+        pe_i *= inv_ri
+        g = 2 * (1 - value) / (1 - pe)
+        pe_i *= g
+        coef_i -= pe_i
+        coef_i += g * pe
+    coef_i -= value
+    dev = coef_i
+    var = float(dev @ dev) / (n * (n - 1)) if n >= 2 else None
     se, ci, p1, p2 = _inference(value, var, n, confidence)
     reason = None if se is not None else "a single subject: standard error undefined"
     return AgreementResult(
-        coefficient=name, value=float(value), se=se, ci=ci, p_value=p1,
-        p_value_two_sided=p2, pa=pa, pe=pe, n_subjects=n, n_paired=n2,
-        n_raters=r, categories=tuple(cats), reason=reason,
+        coefficient=name,
+        value=float(value),
+        se=se,
+        ci=ci,
+        p_value=p1,
+        p_value_two_sided=p2,
+        pa=pa,
+        pe=pe,
+        n_subjects=n,
+        n_paired=n2,
+        n_raters=r,
+        categories=tuple(cats),
+        reason=reason,
     )
 
 
@@ -587,8 +777,8 @@ def cohen_kappa(
         return _empty_result(
             name, n_any, 0, 2, cats, "no subject rated by both raters" if n_any else "no ratings"
         )
-    a = codes[both, 0]
-    b = codes[both, 1]
+    a = codes[both, 0].astype(np.int64)
+    b = codes[both, 1].astype(np.int64)
     table = np.bincount(a * q + b, minlength=q * q).reshape(q, q).astype(float)
     W = weight_matrix(weights, cats, use_values=False)
     p = table / n
@@ -598,11 +788,19 @@ def cohen_kappa(
     pe = float((W * np.outer(pk, pl)).sum())
     if not (1 - pe) > 1e-14:
         return AgreementResult(
-            coefficient=name, value=None, se=None, ci=None, p_value=None,
-            p_value_two_sided=None, pa=pa, pe=pe, n_subjects=n, n_paired=n,
-            n_raters=2, categories=tuple(cats),
-            reason="chance agreement pe = 1 (both raters used a single category): "
-            "kappa is 0/0, undefined",
+            coefficient=name,
+            value=None,
+            se=None,
+            ci=None,
+            p_value=None,
+            p_value_two_sided=None,
+            pa=pa,
+            pe=pe,
+            n_subjects=n,
+            n_paired=n,
+            n_raters=2,
+            categories=tuple(cats),
+            reason="chance agreement pe = 1 (both raters used a single category): kappa is 0/0, undefined",
         )
     kappa = (pa - pe) / (1 - pe)
     # irrCAC table.CAC.cohen: pb_dot_k = (W * p_dot_l).sum(axis=0), etc.
@@ -614,15 +812,23 @@ def cohen_kappa(
     se, ci, p1, p2 = _inference(kappa, var, n, confidence)
     reason = None if se is not None else "a single subject: standard error undefined"
     return AgreementResult(
-        coefficient=name, value=float(kappa), se=se, ci=ci, p_value=p1,
-        p_value_two_sided=p2, pa=pa, pe=pe, n_subjects=n, n_paired=n,
-        n_raters=2, categories=tuple(cats), reason=reason,
+        coefficient=name,
+        value=float(kappa),
+        se=se,
+        ci=ci,
+        p_value=p1,
+        p_value_two_sided=p2,
+        pa=pa,
+        pe=pe,
+        n_subjects=n,
+        n_paired=n,
+        n_raters=2,
+        categories=tuple(cats),
+        reason=reason,
     )
 
 
-def percent_agreement(
-    ratings: Any, categories: Sequence[Any] | None = None
-) -> MetricResult:
+def percent_agreement(ratings: Any, categories: Sequence[Any] | None = None) -> MetricResult:
     """Mean over subjects with >= 2 ratings of the share of agreeing rater pairs."""
     codes, cats = encode_ratings(ratings, categories)
     counts = count_matrix(codes, len(cats)).astype(float)
@@ -662,7 +868,12 @@ def krippendorff_alpha(
         return AlphaResult(None, None, None, level, n_units, 0, "no unit has two or more ratings")
     if V < 2:
         return AlphaResult(
-            None, None, None, level, n_units, n_pairable,
+            None,
+            None,
+            None,
+            level,
+            n_units,
+            n_pairable,
             "only one category: expected disagreement is 0, alpha undefined",
         )
     c = counts[pairable]
@@ -688,7 +899,12 @@ def krippendorff_alpha(
     de = float((e * d).sum())
     if not de > 0:
         return AlphaResult(
-            None, do, de, level, n_units, n_pairable,
+            None,
+            do,
+            de,
+            level,
+            n_units,
+            n_pairable,
             "expected disagreement is 0 (no variation in pairable values): alpha undefined",
         )
     return AlphaResult(1 - do / de, do / n_tot, de / n_tot, level, n_units, n_pairable)
@@ -817,9 +1033,7 @@ def macro_f1(reference: Any, predicted: Any, *, invalid: str = "wrong") -> Macro
     return _mf1_result(counts, n_invalid, n_skipped)
 
 
-def macro_f1_vs_raters(
-    predicted: Any, raters: Any, *, invalid: str = "wrong"
-) -> MacroF1VsRatersResult:
+def macro_f1_vs_raters(predicted: Any, raters: Any, *, invalid: str = "wrong") -> MacroF1VsRatersResult:
     """Mean of ``macro_f1(rater_j, predicted)`` over raters (LiveMedBench eq. 9).
 
     ``raters`` is items x raters (like ``ratings``); items a rater did not
@@ -839,9 +1053,7 @@ def macro_f1_vs_raters(
         return MacroF1VsRatersResult(None, (), "no raters")
     undefined = [i for i, r in enumerate(per) if r.value is None]
     if undefined:
-        return MacroF1VsRatersResult(
-            None, tuple(per), f"Macro-F1 undefined against rater(s) {undefined}"
-        )
+        return MacroF1VsRatersResult(None, tuple(per), f"Macro-F1 undefined against rater(s) {undefined}")
     return MacroF1VsRatersResult(float(np.mean([r.value for r in per])), tuple(per))
 
 
@@ -902,8 +1114,14 @@ def _resample_totals(confs: list[np.ndarray], G: int, n_boot: int, rng) -> list[
 
 
 def _boot_summary(
-    value: float | None, reps: np.ndarray, n_boot: int, G: int, n: int,
-    confidence: float, seed: int | None, reason: str | None,
+    value: float | None,
+    reps: np.ndarray,
+    n_boot: int,
+    G: int,
+    n: int,
+    confidence: float,
+    seed: int | None,
+    reason: str | None,
 ) -> BootstrapResult:
     ok = ~np.isnan(reps)
     n_undef = int((~ok).sum())
@@ -911,14 +1129,30 @@ def _boot_summary(
         return BootstrapResult(None, None, None, n_boot, n_undef, G, n, confidence, seed, reason)
     if ok.sum() < 2:
         return BootstrapResult(
-            value, None, None, n_boot, n_undef, G, n, confidence, seed,
+            value,
+            None,
+            None,
+            n_boot,
+            n_undef,
+            G,
+            n,
+            confidence,
+            seed,
             "fewer than two bootstrap replicates with a defined value",
         )
     a = (1 - confidence) / 2
     lo, hi = np.percentile(reps[ok], [100 * a, 100 * (1 - a)])
     return BootstrapResult(
-        value, (float(lo), float(hi)), float(np.std(reps[ok], ddof=1)), n_boot, n_undef,
-        G, n, confidence, seed, None,
+        value,
+        (float(lo), float(hi)),
+        float(np.std(reps[ok], ddof=1)),
+        n_boot,
+        n_undef,
+        G,
+        n,
+        confidence,
+        seed,
+        None,
     )
 
 
@@ -1122,8 +1356,10 @@ def cacs(hits: Any, tau: int, n_criteria: Any = None) -> CacsResult:
     if n_criteria is None:
         if isinstance(hits, np.ndarray) and hits.ndim == 2:
             arr = hits
-            h = np.nansum(np.where(arr == 1, 1.0, 0.0), axis=1) if arr.dtype.kind == "f" else (
-                (arr == 1).sum(axis=1).astype(float)
+            h = (
+                np.nansum(np.where(arr == 1, 1.0, 0.0), axis=1)
+                if arr.dtype.kind == "f"
+                else ((arr == 1).sum(axis=1).astype(float))
             )
             N = np.full(arr.shape[0], arr.shape[1], dtype=float)
         else:
@@ -1138,7 +1374,7 @@ def cacs(hits: Any, tau: int, n_criteria: Any = None) -> CacsResult:
     n = int(h.size)
     if n == 0:
         return CacsResult(None, np.zeros(0), tau, 0, "no responses")
-    if (N < tau).any():
+    if (tau > N).any():
         raise ValueError("tau exceeds the number of criteria N for some response")
     per = np.maximum(0.0, h - tau + 1) / (N - tau + 1)
     return CacsResult(float(per.mean()), per, tau, n)
