@@ -395,3 +395,62 @@ class PairwiseJudgement(GraderOutputFields):
 
     def __str__(self) -> str:
         return f"{self.response_a_id} vs {self.response_b_id} ({self.order}): {self.verdict}"
+
+
+class ImportJobQuerySet(models.QuerySet["ImportJob"]):
+    def active(self) -> "ImportJobQuerySet":
+        return self.filter(status__in=[ImportJob.Status.QUEUED, ImportJob.Status.RUNNING])
+
+
+class ImportJob(models.Model):
+    """An import started from the browser: the uploaded file, its dry-run report, then the import
+    run by a background worker, which reads the file from MEDIA_ROOT."""
+
+    class Status(models.TextChoices):
+        VALIDATED = "validated", "Validated, waiting for confirmation"
+        REFUSED = "refused", "Refused (errors in the file)"
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    format = models.CharField(max_length=32, choices=ImportFormat.choices)
+    dataset_name = models.CharField(max_length=100)
+    release_label = models.CharField(max_length=100)
+    model_name = models.CharField(max_length=200, blank=True)
+    grader_model = models.CharField(max_length=200, blank=True)
+    file = models.FileField(upload_to="imports/%Y/%m/")
+    file_name = models.CharField(max_length=500)
+    sha256 = models.CharField(max_length=64)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.VALIDATED)
+    stage = models.CharField(max_length=32, blank=True, help_text="parse / write / done")
+    progress_done = models.PositiveIntegerField(default=0)
+    progress_total = models.PositiveIntegerField(default=0)
+    validation = models.JSONField(default=dict, blank=True, help_text="The dry-run report")
+    report = models.JSONField(default=dict, blank=True, help_text="The import report")
+    release = models.ForeignKey(
+        Release, null=True, blank=True, on_delete=models.SET_NULL, related_name="import_jobs"
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    objects = ImportJobQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"Import {self.pk}: {self.file_name} ({self.get_status_display()})"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in {self.Status.QUEUED, self.Status.RUNNING}
+
+    @property
+    def percent(self) -> int:
+        if self.status == self.Status.DONE:
+            return 100
+        return int(100 * self.progress_done / self.progress_total) if self.progress_total else 0

@@ -1,0 +1,148 @@
+"""The generic (ClinConsensus-style) format, in JSON or CSV; specified in docs/formats.md.
+
+JSON: a list of cases, each with metadata axes, a reference answer and N binary criteria.
+CSV: one row per criterion; the case columns are filled on a case's first row and may be left blank
+on its later rows. A file is CSV if its name ends in .csv or it does not start with `[` or `{`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from cases.importers.base import (
+    DIFFICULTIES,
+    REGISTERS,
+    Issues,
+    ParsedCase,
+    ParsedCriterion,
+    ParseResult,
+    Record,
+    check_duplicate,
+    decode,
+    load_json_list,
+)
+
+CASE_FIELDS = (
+    "id", "language", "post_time", "narrative", "query", "reference_answer", "specialties", "themes",
+    "difficulty", "register", "icd_chapter", "disease_cluster", "rarity", "source",
+)
+CRITERION_FIELDS = ("criterion", "points", "axis", "tags")
+CSV_REQUIRED = ("id", "narrative", "criterion")
+
+
+def _case(rec: Record, criteria: tuple[ParsedCriterion, ...], raw: dict[str, Any], known: set[str]) -> ParsedCase:
+    return ParsedCase(
+        record=rec.record,
+        external_id=rec.identifier("id"),
+        language=rec.text("language").strip(),
+        post_time=rec.post_time(),
+        narrative=rec.text("narrative", required=True, non_empty=True),
+        core_request=rec.text("query"),
+        doctor_advice=rec.text("reference_answer"),
+        specialties=rec.text_list("specialties"),
+        themes=rec.text_list("themes"),
+        difficulty=rec.choice("difficulty", DIFFICULTIES),
+        register=rec.choice("register", REGISTERS),
+        icd_chapter=rec.text("icd_chapter").strip(),
+        disease_cluster=rec.text("disease_cluster").strip(),
+        rarity=rec.text("rarity").strip(),
+        source=rec.text("source").strip(),
+        extra=rec.unknown_keys(known),
+        raw=raw,
+        criteria=criteria,
+    )
+
+
+def _criterion(sub: Record) -> ParsedCriterion:
+    # Criteria are binary checks; without points each counts 1 (ClinConsensus weighs them equally).
+    return ParsedCriterion(
+        text=sub.text("criterion", required=True, non_empty=True).strip(),
+        points=sub.points(default=1),
+        axis=sub.text("axis").strip(),
+        tags=sub.text_list("tags"),
+    )
+
+
+def parse_json(data: bytes, file_name: str) -> ParseResult:
+    issues = Issues(file_name)
+    items = load_json_list(data, issues, what="cases")
+    result = ParseResult(kind="cases", records=len(items))
+    seen: dict[str, int] = {}
+    for index, item in enumerate(items, start=1):
+        rec = Record(item, index, issues)
+        if not rec.ok:
+            continue
+        criteria = []
+        for i, raw in enumerate(rec.list("criteria", required=True), start=1):
+            sub = Record(raw, index, issues, prefix=f"criteria[{i}]")
+            if sub.ok:
+                criteria.append(_criterion(sub))
+        case = _case(rec, tuple(criteria), item, {*CASE_FIELDS, "criteria"})
+        check_duplicate(seen, case.external_id, index, issues, "id")
+        result.cases.append(case)
+    result.issues = issues.items
+    return result
+
+
+def parse_csv(data: bytes, file_name: str) -> ParseResult:
+    issues = Issues(file_name)
+    result = ParseResult(kind="cases")
+    text = decode(data, issues)
+    if text is None:
+        result.issues = issues.items
+        return result
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    header = [h.strip() for h in (reader.fieldnames or [])]
+    reader.fieldnames = header
+    missing = [c for c in CSV_REQUIRED if c not in header]
+    if missing:
+        issues.add(1, ", ".join(missing), "missing required column")
+        result.issues = issues.items
+        return result
+    # id -> (first line, merged case columns, criteria, raw rows); insertion order = file order.
+    groups: dict[str, tuple[int, dict[str, Any], list[ParsedCriterion], list[dict[str, str]]]] = {}
+    last_id = None
+    try:
+        for row in reader:
+            line = reader.line_num
+            if None in row:
+                issues.add(line, None, f"{len(row[None])} more cells than the header has columns")
+            row = {k: (v or "") for k, v in row.items() if k is not None}
+            if not any(v.strip() for v in row.values()):
+                continue
+            result.records += 1
+            rec = Record(row, line, issues)
+            external_id = rec.identifier("id")
+            if not external_id:
+                continue
+            if external_id in groups and external_id != last_id:
+                issues.add(line, "id", f"duplicate id {external_id!r}: the rows of a case must be "
+                                       f"consecutive (first seen at line {groups[external_id][0]})")
+            last_id = external_id
+            first_line, case_cols, criteria, raw_rows = groups.setdefault(external_id, (line, {}, [], []))
+            for column, value in row.items():
+                if column in CRITERION_FIELDS or not value.strip():
+                    continue
+                if column in case_cols and case_cols[column] != value:
+                    issues.add(line, column, f"conflicts with the value on line {first_line} for case {external_id!r}")
+                case_cols.setdefault(column, value)
+            if row.get("criterion", "").strip() or row.get("points", "").strip():
+                criteria.append(_criterion(rec))
+            raw_rows.append(row)
+    except csv.Error as exc:
+        issues.add(reader.line_num, None, f"invalid CSV: {exc}")
+    seen: dict[str, int] = {}
+    for external_id, (first_line, case_cols, criteria, raw_rows) in groups.items():
+        rec = Record(case_cols, first_line, issues)
+        check_duplicate(seen, external_id, first_line, issues, "id")
+        result.cases.append(_case(rec, tuple(criteria), {"rows": raw_rows}, {*CASE_FIELDS, *CRITERION_FIELDS}))
+    result.issues = issues.items
+    return result
+
+
+def parse(data: bytes, file_name: str) -> ParseResult:
+    if file_name.lower().endswith(".csv") or data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] not in (b"[", b"{"):
+        return parse_csv(data, file_name)
+    return parse_json(data, file_name)

@@ -1,0 +1,592 @@
+"""Writes to benchmark data: importing a release file, and the browser import jobs around it.
+
+A file is parsed completely (outside any transaction) before anything is written; then one
+transaction writes it with bulk inserts, or nothing at all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import time
+from collections import defaultdict, deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.files.base import ContentFile
+from django.db import models, transaction
+from django.db.models import Subquery
+from django.utils import timezone
+
+from cases.importers import ImportIssue, ParsedCase, ParseResult, parse
+from cases.models import (
+    MCQ,
+    Case,
+    CaseRevision,
+    Dataset,
+    GraderDecision,
+    GraderKind,
+    GraderRun,
+    ImportFormat,
+    ImportJob,
+    ModelResponse,
+    QuestionSet,
+    Release,
+    RubricCriterion,
+    Specialty,
+    Theme,
+    Verdict,
+)
+
+log = logging.getLogger(__name__)
+
+DEFAULT_GRADER_MODEL = "gpt-4.1-2025-04-14"
+CREATED_KEYS = ("cases", "criteria", "question_sets", "mcqs", "responses", "grader_decisions", "revisions")
+NEEDS_MODEL = {ImportFormat.LIVEMEDBENCH_RESPONSES, ImportFormat.LIVEMEDBENCH_GRADES}
+DEFAULT_DATASETS = {
+    ImportFormat.LIVEMEDBENCH: "LiveMedBench",
+    ImportFormat.LIVEMEDBENCH_RESPONSES: "LiveMedBench",
+    ImportFormat.LIVEMEDBENCH_GRADES: "LiveMedBench",
+    ImportFormat.LIVECLIN: "LiveClin",
+    ImportFormat.HEALTHBENCH: "HealthBench",
+    ImportFormat.GENERIC: "ClinConsensus",
+}
+# Large enough that a LiveMedBench release is a handful of INSERTs, small enough for SQLite's
+# limit on query parameters (32,766) with the widest row (CaseRevision, ~20 columns).
+BATCH_SIZE = 1000
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class ImportReport:
+    """What an import did (or, in a dry run, would do). `to_dict()` is the CLI's `--json` shape."""
+
+    status: str  # imported | unchanged | dry-run | refused
+    format: str
+    file_name: str
+    sha256: str
+    dataset: str
+    release_label: str
+    model_name: str = ""
+    created: dict[str, int] = field(default_factory=lambda: dict.fromkeys(CREATED_KEYS, 0))
+    unchanged: dict[str, int] = field(default_factory=lambda: {"cases": 0, "responses": 0})
+    changed: list[str] = field(default_factory=list)
+    errors: list[ImportIssue] = field(default_factory=list)
+    records: int = 0
+    release_id: int | None = None
+    grader_run_id: int | None = None
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.status != "refused"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "format": self.format,
+            "file": self.file_name,
+            "sha256": self.sha256,
+            "dataset": self.dataset,
+            "release": self.release_label,
+            "model": self.model_name,
+            "records": self.records,
+            "created": dict(self.created),
+            "unchanged": dict(self.unchanged),
+            "changed": list(self.changed),
+            "errors": [e.as_dict() for e in self.errors],
+            "release_id": self.release_id,
+            "grader_run_id": self.grader_run_id,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+class _Refused(Exception):
+    def __init__(self, errors: list[ImportIssue]) -> None:
+        super().__init__(f"{len(errors)} errors")
+        self.errors = errors
+
+
+@dataclass
+class _Plan:
+    """What the import will write, decided from the parsed file and the rows already there."""
+
+    errors: list[ImportIssue] = field(default_factory=list)
+    new_cases: list[ParsedCase] = field(default_factory=list)
+    changed: list[tuple[ParsedCase, int, int]] = field(default_factory=list)  # (case, case id, number)
+    reverted: list[tuple[ParsedCase, int, int]] = field(default_factory=list)  # (case, case id, revision id)
+    unchanged_cases: int = 0
+    responses: list[tuple[Any, int]] = field(default_factory=list)  # (ParsedResponse, revision id)
+    unchanged_responses: int = 0
+    decisions: list[tuple[Any, int, int]] = field(default_factory=list)  # (ParsedDecision, response, criterion)
+
+    def created(self) -> dict[str, int]:
+        written = [*self.new_cases, *(c for c, _, _ in self.changed)]
+        question_sets = [c.question_set for c in written if c.question_set is not None]
+        return {
+            "cases": len(self.new_cases),
+            "criteria": sum(len(c.criteria) for c in written),
+            "question_sets": len(question_sets),
+            "mcqs": sum(len(q.mcqs) for q in question_sets),
+            "responses": len(self.responses),
+            "grader_decisions": len(self.decisions),
+            "revisions": len(self.changed),
+        }
+
+
+def _notify(progress: Progress | None, stage: str, done: int, total: int) -> None:
+    if progress is not None:
+        progress(stage, done, total)
+
+
+def release_import(
+    *,
+    fmt: str,
+    data: bytes,
+    file_name: str,
+    dataset_name: str,
+    release_label: str,
+    model_name: str | None = None,
+    grader_model: str = DEFAULT_GRADER_MODEL,
+    user: AbstractBaseUser | None = None,
+    dry_run: bool = False,
+    progress: Progress | None = None,
+) -> ImportReport:
+    """Import one release file: all of it in one transaction, or nothing (status "refused")."""
+    started = time.monotonic()
+    model_name = (model_name or "").strip()
+    dataset_name = dataset_name.strip()
+    release_label = (release_label or "").strip() or Path(file_name).stem
+    sha256 = hashlib.sha256(data).hexdigest()
+    report = ImportReport(
+        status="dry-run" if dry_run else "imported", format=fmt, file_name=file_name, sha256=sha256,
+        dataset=dataset_name, release_label=release_label, model_name=model_name,
+    )
+
+    def finish(status: str | None = None, errors: Iterable[ImportIssue] = ()) -> ImportReport:
+        if status:
+            report.status = status
+        report.errors = list(errors)
+        report.seconds = time.monotonic() - started
+        _notify(progress, "done", 1, 1)
+        return report
+
+    problems = _check_arguments(fmt, file_name, dataset_name, model_name)
+    if problems:
+        return finish("refused", problems)
+    if _same_file(fmt, sha256, dataset_name, model_name).exists():
+        return finish("unchanged")
+
+    _notify(progress, "parse", 0, 1)
+    parsed = parse(fmt, data, file_name)
+    report.records = parsed.records
+    _notify(progress, "parse", 1, 1)
+    if parsed.issues:
+        return finish("refused", parsed.issues)
+
+    if dry_run:
+        plan = _plan(parsed, Dataset.objects.filter(name=dataset_name).first(), fmt, model_name, file_name)
+        _fill(report, plan)
+        return finish("refused" if plan.errors else None, plan.errors)
+
+    try:
+        # One transaction per file: any error and nothing is written. The dataset row is locked
+        # so that two imports into one dataset cannot both number a case's next revision.
+        with transaction.atomic():
+            dataset, _ = Dataset.objects.get_or_create(name=dataset_name)
+            dataset = Dataset.objects.select_for_update().get(pk=dataset.pk)
+            if _same_file(fmt, sha256, dataset_name, model_name).exists():
+                return finish("unchanged")
+            plan = _plan(parsed, dataset, fmt, model_name, file_name)
+            if plan.errors:
+                raise _Refused(plan.errors)
+            _fill(report, plan)
+            release = Release.objects.create(
+                dataset=dataset, label=release_label, format=fmt, model_name=model_name,
+                file_name=file_name, sha256=sha256, imported_by=user,
+                counts={**report.created, "unchanged": report.unchanged},
+            )
+            report.release_id = release.pk
+            if parsed.kind == "cases":
+                _write_cases(plan, dataset, release, progress)
+            elif parsed.kind == "responses":
+                _write_responses(plan, release, model_name, progress)
+            else:
+                report.grader_run_id = _write_decisions(plan, release, model_name, grader_model, progress)
+    except _Refused as refused:
+        report.created = dict.fromkeys(CREATED_KEYS, 0)
+        return finish("refused", refused.errors)
+    return finish()
+
+
+def _check_arguments(fmt: str, file_name: str, dataset_name: str, model_name: str) -> list[ImportIssue]:
+    problems = []
+    if fmt not in ImportFormat.values:
+        problems.append(ImportIssue(
+            None, "format", f"unknown format {fmt!r}; expected one of {', '.join(ImportFormat.values)}", file_name
+        ))
+    if fmt in NEEDS_MODEL and not model_name:
+        problems.append(ImportIssue(
+            None, "model_name", f"a {fmt} file needs the name of the model that answered (--model)", file_name
+        ))
+    if not dataset_name:
+        problems.append(ImportIssue(None, "dataset", "the dataset name must not be empty", file_name))
+    return problems
+
+
+def _same_file(fmt: str, sha256: str, dataset_name: str, model_name: str) -> models.QuerySet[Release]:
+    return Release.objects.filter(
+        dataset__name=dataset_name, format=fmt, sha256=sha256, model_name=model_name
+    )
+
+
+def _fill(report: ImportReport, plan: _Plan) -> None:
+    report.created = plan.created()
+    report.unchanged = {"cases": plan.unchanged_cases, "responses": plan.unchanged_responses}
+    report.changed = [c.external_id for c, _, _ in (*plan.changed, *plan.reverted)]
+
+
+def _plan(parsed: ParseResult, dataset: Dataset | None, fmt: str, model_name: str, file_name: str) -> _Plan:
+    if parsed.kind == "cases":
+        return _plan_cases(parsed, dataset)
+    plan = _Plan()
+    if dataset is None or not Case.objects.filter(dataset=dataset).exists():
+        name = dataset.name if dataset else "(new)"
+        plan.errors.append(ImportIssue(
+            None, "dataset", f"dataset {name!r} has no cases yet; import its cases before {fmt} files", file_name
+        ))
+        return plan
+    current = dict(Case.objects.filter(dataset=dataset).values_list("external_id", "current_revision_id"))
+    if parsed.kind == "responses":
+        return _plan_responses(parsed, dataset, current, model_name, file_name, plan)
+    return _plan_decisions(parsed, dataset, current, model_name, file_name, plan)
+
+
+def _plan_cases(parsed: ParseResult, dataset: Dataset | None) -> _Plan:
+    plan = _Plan()
+    cases: dict[str, tuple[int, int | None]] = {}
+    revisions: dict[int, dict[str, int]] = defaultdict(dict)
+    last_number: dict[int, int] = defaultdict(int)
+    if dataset is not None:
+        for case_id, external_id, current in Case.objects.filter(dataset=dataset).values_list(
+            "id", "external_id", "current_revision_id"
+        ):
+            cases[external_id] = (case_id, current)
+        for case_id, revision_id, content_hash, number in CaseRevision.objects.filter(
+            case__dataset=dataset
+        ).values_list("case_id", "id", "content_hash", "number"):
+            revisions[case_id][content_hash] = revision_id
+            last_number[case_id] = max(last_number[case_id], number)
+    for case in parsed.cases:
+        if case.external_id not in cases:
+            plan.new_cases.append(case)
+            continue
+        case_id, current = cases[case.external_id]
+        known = revisions[case_id].get(case.content_hash)
+        if known is not None and known == current:
+            plan.unchanged_cases += 1
+        elif known is not None:
+            # The text went back to an earlier revision: that revision becomes current again
+            # (a case never holds two revisions with the same content).
+            plan.reverted.append((case, case_id, known))
+        else:
+            plan.changed.append((case, case_id, last_number[case_id] + 1))
+    return plan
+
+
+def _plan_responses(
+    parsed: ParseResult, dataset: Dataset, current: dict[str, int | None], model_name: str, file_name: str,
+    plan: _Plan,
+) -> _Plan:
+    existing = dict(
+        ModelResponse.objects.filter(revision__case__dataset=dataset, model_name=model_name)
+        .values_list("revision_id", "text")
+    )
+    for response in parsed.responses:
+        revision_id = current.get(response.case_id)
+        if revision_id is None:
+            plan.errors.append(ImportIssue(
+                response.record, "case_id",
+                f"no case {response.case_id!r} in dataset {dataset.name!r}; import the cases first", file_name,
+            ))
+        elif revision_id in existing and existing[revision_id] == response.text:
+            plan.unchanged_responses += 1
+        elif revision_id in existing:
+            plan.errors.append(ImportIssue(
+                response.record, "model_response",
+                f"model {model_name!r} already has a different response to the current text of case "
+                f"{response.case_id!r}; responses are never replaced", file_name,
+            ))
+        else:
+            plan.responses.append((response, revision_id))
+    return plan
+
+
+def _plan_decisions(
+    parsed: ParseResult, dataset: Dataset, current: dict[str, int | None], model_name: str, file_name: str,
+    plan: _Plan,
+) -> _Plan:
+    responses = dict(
+        ModelResponse.objects.filter(revision__case__dataset=dataset, model_name=model_name)
+        .values_list("revision_id", "id")
+    )
+    criteria: dict[int, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for revision_id, criterion_id, text in (
+        RubricCriterion.objects.filter(
+            revision_id__in=Subquery(Case.objects.filter(dataset=dataset).values("current_revision_id"))
+        ).order_by("revision_id", "order").values_list("revision_id", "id", "text")
+    ):
+        criteria[revision_id][text.strip()].append(criterion_id)
+    for grade in parsed.grades:
+        revision_id = current.get(grade.case_id)
+        if revision_id is None:
+            plan.errors.append(ImportIssue(
+                grade.record, "case_id",
+                f"no case {grade.case_id!r} in dataset {dataset.name!r}; import the cases first", file_name,
+            ))
+            continue
+        response_id = responses.get(revision_id)
+        if response_id is None:
+            plan.errors.append(ImportIssue(
+                grade.record, "case_id",
+                f"no response of model {model_name!r} to case {grade.case_id!r}; import the responses first",
+                file_name,
+            ))
+            continue
+        # Criteria are matched by exact text; a text that occurs twice in a case is matched in order.
+        pool = {text: deque(ids) for text, ids in criteria[revision_id].items()}
+        for decision in grade.decisions:
+            ids = pool.get(decision.criterion)
+            if not ids:
+                plan.errors.append(ImportIssue(
+                    grade.record, f"evaluations.{decision.key}.criterion",
+                    f"matches none of the current criteria of case {grade.case_id!r}: "
+                    f"{decision.criterion[:120]!r}", file_name,
+                ))
+                continue
+            plan.decisions.append((decision, response_id, ids.popleft()))
+    return plan
+
+
+def _names(model: type[Specialty] | type[Theme], names: set[str]) -> dict[str, int]:
+    if not names:
+        return {}
+    model.objects.bulk_create([model(name=n) for n in sorted(names)], ignore_conflicts=True)
+    return dict(model.objects.filter(name__in=names).values_list("name", "id"))
+
+
+def _write_cases(plan: _Plan, dataset: Dataset, release: Release, progress: Progress | None) -> None:
+    created = plan.created()
+    total = sum(created.values()) + len(plan.reverted)
+    done = 0
+    new_cases = Case.objects.bulk_create(
+        [Case(dataset=dataset, external_id=c.external_id) for c in plan.new_cases], batch_size=BATCH_SIZE
+    )
+    targets = [(c, row.pk, 1) for c, row in zip(plan.new_cases, new_cases, strict=True)] + plan.changed
+    done += len(new_cases)
+    _notify(progress, "write", done, total)
+
+    revisions = CaseRevision.objects.bulk_create(
+        [
+            CaseRevision(
+                case_id=case_id, number=number, release=release, content_hash=c.content_hash,
+                post_time=c.post_time, language=c.language, narrative=c.narrative,
+                core_request=c.core_request, doctor_advice=c.doctor_advice, conversation=c.conversation,
+                difficulty=c.difficulty, register=c.register, icd_chapter=c.icd_chapter,
+                disease_cluster=c.disease_cluster, rarity=c.rarity, source=c.source, extra=c.extra, raw=c.raw,
+            )
+            for c, case_id, number in targets
+        ],
+        batch_size=BATCH_SIZE,
+    )
+    done += len(plan.changed)
+    _notify(progress, "write", done, total)
+
+    specialties = _names(Specialty, {s for c, _, _ in targets for s in c.specialties})
+    themes = _names(Theme, {t for c, _, _ in targets for t in c.themes})
+    SpecialtyLink = CaseRevision.specialties.through
+    ThemeLink = CaseRevision.themes.through
+    SpecialtyLink.objects.bulk_create(
+        [
+            SpecialtyLink(caserevision_id=rev.pk, specialty_id=specialties[name])
+            for (c, _, _), rev in zip(targets, revisions, strict=True) for name in dict.fromkeys(c.specialties)
+        ],
+        batch_size=BATCH_SIZE,
+    )
+    ThemeLink.objects.bulk_create(
+        [
+            ThemeLink(caserevision_id=rev.pk, theme_id=themes[name])
+            for (c, _, _), rev in zip(targets, revisions, strict=True) for name in dict.fromkeys(c.themes)
+        ],
+        batch_size=BATCH_SIZE,
+    )
+
+    criteria = [
+        RubricCriterion(
+            revision_id=rev.pk, order=order, text=crit.text, points=crit.points, axis=crit.axis,
+            tags=list(crit.tags),
+        )
+        for (c, _, _), rev in zip(targets, revisions, strict=True)
+        for order, crit in enumerate(c.criteria, start=1)
+    ]
+    for start in range(0, len(criteria), BATCH_SIZE * 5):
+        RubricCriterion.objects.bulk_create(criteria[start : start + BATCH_SIZE * 5], batch_size=BATCH_SIZE)
+        done += len(criteria[start : start + BATCH_SIZE * 5])
+        _notify(progress, "write", done, total)
+
+    with_sets = [(c, rev) for (c, _, _), rev in zip(targets, revisions, strict=True) if c.question_set]
+    question_sets = QuestionSet.objects.bulk_create(
+        [
+            QuestionSet(
+                revision_id=rev.pk, scenario=c.question_set.scenario,
+                scenario_images=c.question_set.scenario_images, scenario_tables=c.question_set.scenario_tables,
+            )
+            for c, rev in with_sets
+        ],
+        batch_size=BATCH_SIZE,
+    )
+    MCQ.objects.bulk_create(
+        [
+            MCQ(
+                question_set_id=qs.pk, order=order, stage=m.stage, question=m.question, options=m.options,
+                correct_answer=m.correct_answer, image_details=m.image_details, table_details=m.table_details,
+            )
+            for (c, _), qs in zip(with_sets, question_sets, strict=True)
+            for order, m in enumerate(c.question_set.mcqs, start=1)
+        ],
+        batch_size=BATCH_SIZE,
+    )
+    done += created["question_sets"] + created["mcqs"]
+    _notify(progress, "write", done, total)
+
+    moves = [Case(pk=case_id, current_revision_id=rev.pk) for (_, case_id, _), rev in zip(targets, revisions, strict=True)]
+    moves += [Case(pk=case_id, current_revision_id=revision_id) for _, case_id, revision_id in plan.reverted]
+    Case.objects.bulk_update(moves, ["current_revision"], batch_size=BATCH_SIZE)
+    _notify(progress, "write", total, total)
+
+
+def _write_responses(plan: _Plan, release: Release, model_name: str, progress: Progress | None) -> None:
+    ModelResponse.objects.bulk_create(
+        [
+            ModelResponse(
+                revision_id=revision_id, model_name=model_name, text=r.text, finish_reason=r.finish_reason,
+                release=release, raw=r.raw,
+            )
+            for r, revision_id in plan.responses
+        ],
+        batch_size=BATCH_SIZE,
+    )
+    _notify(progress, "write", len(plan.responses), len(plan.responses))
+
+
+def _write_decisions(
+    plan: _Plan, release: Release, model_name: str, grader_model: str, progress: Progress | None
+) -> int:
+    run = GraderRun.objects.create(
+        name=f"{grader_model} on {model_name}", kind=GraderKind.RUBRIC_GRADER, grader_model=grader_model,
+        release=release,
+    )
+    verdicts = {True: Verdict.MET, False: Verdict.NOT_MET, None: Verdict.INVALID}
+    rows = [
+        GraderDecision(
+            run=run, response_id=response_id, criterion_id=criterion_id, verdict=verdicts[d.met],
+            raw_output=json.dumps(d.raw, ensure_ascii=False), reasoning=d.reasoning,
+            error="" if d.met is not None else "the grader's score was not 0 or 1",
+        )
+        for d, response_id, criterion_id in plan.decisions
+    ]
+    total = len(rows)
+    for start in range(0, total, BATCH_SIZE * 5):
+        GraderDecision.objects.bulk_create(rows[start : start + BATCH_SIZE * 5], batch_size=BATCH_SIZE)
+        _notify(progress, "write", min(start + BATCH_SIZE * 5, total), total)
+    return run.pk
+
+
+# --- Browser imports -------------------------------------------------------------------------
+
+
+def import_job_create(
+    *,
+    user: AbstractBaseUser,
+    fmt: str,
+    data: bytes,
+    file_name: str,
+    dataset_name: str,
+    release_label: str,
+    model_name: str = "",
+    grader_model: str = DEFAULT_GRADER_MODEL,
+) -> ImportJob:
+    """Store the upload under MEDIA_ROOT and validate it (a dry run) so the admin sees the report
+    before confirming. One row is written, after the dry run; no lock needed."""
+    validation = release_import(
+        fmt=fmt, data=data, file_name=file_name, dataset_name=dataset_name, release_label=release_label,
+        model_name=model_name, grader_model=grader_model, user=user, dry_run=True,
+    )
+    job = ImportJob(
+        format=fmt, dataset_name=dataset_name, release_label=validation.release_label,
+        model_name=model_name, grader_model=grader_model, file_name=file_name,
+        sha256=validation.sha256, created_by=user, validation=validation.to_dict(),
+        status=ImportJob.Status.VALIDATED if validation.ok else ImportJob.Status.REFUSED,
+    )
+    job.file.save(Path(file_name).name or "upload", ContentFile(data), save=False)
+    job.save()
+    return job
+
+
+def import_job_confirm(*, job: ImportJob) -> bool:
+    """Queue a validated job. Returns False if it was not waiting for confirmation (e.g. a double
+    click): the compare-and-swap on status makes sure a job is queued once."""
+    # One row, claimed by a conditional UPDATE whose row count says whether we won.
+    with transaction.atomic():
+        moved = ImportJob.objects.filter(pk=job.pk, status=ImportJob.Status.VALIDATED).update(
+            status=ImportJob.Status.QUEUED
+        )
+        if moved:
+            from cases.tasks import run_import_job
+
+            transaction.on_commit(lambda: run_import_job.enqueue(job.pk))
+    return bool(moved)
+
+
+def import_job_run(*, job_id: int) -> str:
+    """Run a queued job (called by the worker). Progress is written to the job row between
+    stages; the writing itself is one transaction, so the page shows it as one step."""
+    claimed = ImportJob.objects.filter(pk=job_id, status=ImportJob.Status.QUEUED).update(
+        status=ImportJob.Status.RUNNING, stage="parse"
+    )
+    if not claimed:
+        return "skipped"
+    job = ImportJob.objects.get(pk=job_id)
+
+    def progress(stage: str, done: int, total: int) -> None:
+        # Inside the import's transaction an UPDATE would only become visible at commit.
+        if not transaction.get_connection().in_atomic_block:
+            ImportJob.objects.filter(pk=job_id).update(stage=stage, progress_done=done, progress_total=total)
+
+    try:
+        with job.file.open("rb") as handle:
+            data = handle.read()
+        report = release_import(
+            fmt=job.format, data=data, file_name=job.file_name, dataset_name=job.dataset_name,
+            release_label=job.release_label, model_name=job.model_name,
+            grader_model=job.grader_model or DEFAULT_GRADER_MODEL, user=job.created_by, progress=progress,
+        )
+    except Exception as exc:  # the worker must record the failure on the job, whatever it is
+        log.exception("import job %s failed", job_id)
+        ImportJob.objects.filter(pk=job_id).update(
+            status=ImportJob.Status.FAILED, stage="done", finished_at=timezone.now(),
+            report={"status": "failed", "errors": [{"file": job.file_name, "record": None, "field": None,
+                                                    "message": f"internal error: {exc.__class__.__name__}"}]},
+        )
+        return "failed"
+    ImportJob.objects.filter(pk=job_id).update(
+        status=ImportJob.Status.DONE if report.ok else ImportJob.Status.REFUSED,
+        stage="done", report=report.to_dict(), release_id=report.release_id, finished_at=timezone.now(),
+        progress_done=1, progress_total=1,
+    )
+    return report.status
