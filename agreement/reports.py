@@ -1,0 +1,867 @@
+"""Agreement reports built from the database: LiveMedBench Tables 1-2, ClinConsensus 6.1, Table 15.
+
+`build_report(selection)` reads the selection's labels with a fixed number of queries (see
+`agreement.selectors`), turns them into integer-coded numpy arrays (pandas factorize, no Python
+loop over labels) and calls the pure functions of `agreement.metrics`. Every table is a pandas
+DataFrame inside a `Table`; pages, exports, the CLI and the API all render the same `Report`.
+
+Labels used: first-round ratings only (`Rating.round == 1`, the independent labels given before
+any inspection). Later rounds and final labels never enter a statistic; the report counts them.
+Raters appear only under `Profile.pseudonym`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from agreement import metrics
+from agreement.selectors import (
+    REVISION_STRATA,
+    STRATA,
+    RaterInfo,
+    Selection,
+    TaskScale,
+    decision_frame,
+    grader_runs,
+    judge_frame,
+    later_round_count,
+    pairwise_frame,
+    rater_ids_for_pseudonyms,
+    raters,
+    rating_frame,
+    revision_strata,
+    task_scales,
+)
+
+#: Tasks whose labels are met / not met per (response, criterion): compared with grader decisions.
+RELIABILITY_TARGET = "response_criterion"
+RELIABILITY_SLUG = "grader-reliability"
+CONSENSUS = "Physician consensus"
+LOW_CASE_MF1 = 0.6
+SENIOR_RANKS = ("associate_chief", "chief")
+
+LABELS_USED = (
+    "First-round ratings only (round 1: each physician's independent label, given before any "
+    "inspection). Labels changed after inspection (later rounds) and final labels are not used."
+)
+
+CONVENTIONS: dict[str, str] = {
+    "labels": LABELS_USED,
+    "ac1": "Gwet's AC1 (Gwet 2008, irrCAC): chance agreement from the scale's declared categories; "
+    "SE without finite-population correction; CI = value +- t(0.975, n-1) x SE, upper bound capped at 1; "
+    "p one-sided (H0: AC1 <= 0).",
+    "fleiss_kappa": "Fleiss' kappa on the same ratings, shown beside AC1 (kappa paradox).",
+    "percent_agreement": "Mean over subjects with >= 2 ratings of the share of agreeing rater pairs.",
+    "approval_rate": "Share of a rater's labels in the scale's approving categories (ScaleCategory.approves).",
+    "macro_f1": "Mean of F1(met) and F1(not met) pooled over criterion decisions (HealthBench). "
+    "Invalid or failed grader outputs count as wrong (ClinConsensus); undefined values are empty, never 0.",
+    "grader_macro_f1": "Mean of the grader's Macro-F1 against each physician (LiveMedBench eq. 9), "
+    "on the (response, criterion) pairs the physicians rated and the grader decided.",
+    "human_macro_f1": "Macro-F1 between two physicians on the pairs both rated; 'pairwise mean' averages "
+    "over rater pairs, 'pooled' adds all pairs' confusion counts.",
+    "case_score": "clip(sum of points of met criteria / sum of positive points, 0, 1) per response "
+    "(LiveMedBench eq. 1), over the criteria the physicians rated; invalid grader outputs count as not met.",
+    "consensus_score": "Mean of the physicians' case scores for a response (LiveMedBench eq. 10).",
+    "pearson": "Pearson r between a grader's case score (rubric grader) or normalised judge score "
+    "(LLM-as-judge) and the consensus score; Fisher-z CI, two-sided p.",
+    "expert_groups": "A group's label on a decision is the majority of its raters' labels (ties dropped); "
+    "Macro-F1 with group A as reference; case-level Macro-F1 per response, cases where it is undefined "
+    "are counted apart.",
+    "ranking": "Model score = mean case score of the model's responses for each grader; Spearman, Kendall "
+    "tau-b, top-k overlap and mean absolute difference (percentage points) between two graders.",
+    "position_bias": "Pairs a pairwise judge saw in both orders; a flip is a different verdict "
+    "(verdicts are stored in terms of response A/B whatever the order shown).",
+}
+
+
+@dataclass
+class Table:
+    key: str
+    title: str
+    frame: pd.DataFrame
+    note: str = ""
+
+
+@dataclass
+class LabelData:
+    """Everything a report needs, read once from the database."""
+
+    ratings: pd.DataFrame
+    decisions: pd.DataFrame
+    judges: pd.DataFrame
+    pairwise: pd.DataFrame
+    scales: dict[str, TaskScale]
+    raters: dict[int, RaterInfo]
+    runs: dict[int, tuple[str, str]]
+    later_rounds: int
+
+    def pseudonym(self, rater_id: int) -> str:
+        info = self.raters.get(int(rater_id))
+        return info.pseudonym if info else f"rater-{int(rater_id)}"
+
+
+@dataclass
+class Report:
+    selection: Selection
+    tables: list[Table]
+    counts: dict[str, int]
+    generated_at: dt.datetime
+    labels_used: str = LABELS_USED
+    conventions: dict[str, str] = field(default_factory=lambda: dict(CONVENTIONS))
+    #: Arrays the charts draw (confusion counts, scatter points); not exported.
+    chart_data: dict[str, Any] = field(default_factory=dict)
+
+    def table(self, key: str) -> Table | None:
+        return next((t for t in self.tables if t.key == key), None)
+
+
+# ---------------------------------------------------------------------------
+# Loading
+# ---------------------------------------------------------------------------
+
+
+def load_labels(selection: Selection) -> LabelData:
+    ratings = rating_frame(selection)
+    decisions = decision_frame(selection)
+    judges = judge_frame(selection)
+    pairwise = pairwise_frame(selection)
+    run_ids = set(decisions["run"].unique()) | set(judges["run"].unique()) | set(pairwise["run"].unique())
+    return LabelData(
+        ratings=ratings,
+        decisions=decisions,
+        judges=judges,
+        pairwise=pairwise,
+        scales=task_scales(ratings["task"].unique()),
+        raters=raters(ratings["rater"].unique()),
+        runs=grader_runs(run_ids),
+        later_rounds=later_round_count(selection),
+    )
+
+
+# ---------------------------------------------------------------------------
+# Small vectorised helpers
+# ---------------------------------------------------------------------------
+
+
+def _none(x: Any) -> Any:
+    """numpy scalars and NaN -> plain Python / None, for tables and JSON."""
+    if x is None:
+        return None
+    if isinstance(x, np.generic):
+        x = x.item()
+    if isinstance(x, float) and np.isnan(x):
+        return None
+    return x
+
+
+def macro_f1_from_counts(tn: Any, fp: Any, fn: Any, tp: Any) -> np.ndarray:
+    """Macro-F1 for many confusion tables at once; NaN where either class's F1 is undefined.
+
+    Same definition as `metrics.macro_f1` (tests check it case by case), vectorised so that
+    2,750 case-level values cost one array operation instead of 2,750 calls.
+    """
+    tn, fp, fn, tp = (np.asarray(v, dtype=float) for v in (tn, fp, fn, tp))
+    dm = 2 * tp + fp + fn
+    dn = 2 * tn + fp + fn
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f1m = np.where(dm > 0, 2 * tp / np.where(dm > 0, dm, 1), np.nan)
+        f1n = np.where(dn > 0, 2 * tn / np.where(dn > 0, dn, 1), np.nan)
+    return (f1m + f1n) / 2
+
+
+def _nanmean_rows(matrix: np.ndarray) -> np.ndarray:
+    ok = ~np.isnan(matrix)
+    count = ok.sum(axis=1)
+    total = np.where(ok, matrix, 0.0).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)
+
+
+_BINARY = {"met": 1.0, "not_met": 0.0}
+
+
+@dataclass
+class HumanMatrix:
+    """Physicians' met / not met labels: (response, criterion) pairs x raters, NaN = not rated."""
+
+    keys: np.ndarray  # int64 response << 32 | criterion, one per pair
+    labels: np.ndarray  # float pairs x raters
+    rater_ids: np.ndarray
+    response: np.ndarray
+    criterion: np.ndarray
+    points: np.ndarray
+    model: np.ndarray
+    revision: np.ndarray
+    response_code: np.ndarray  # pair -> index into `responses`
+    responses: np.ndarray  # response ids
+    response_model: np.ndarray
+    rows_pair: np.ndarray  # per rating row: pair index
+    rows_rater: np.ndarray  # per rating row: rater column
+    rows_met: np.ndarray  # per rating row: 1 / 0 / NaN
+
+    @property
+    def n_pairs(self) -> int:
+        return int(self.keys.size)
+
+    def consensus_scores(self) -> tuple[np.ndarray, np.ndarray]:
+        """(per-rater case scores responses x raters, consensus score per response)."""
+        n_resp, n_rat = self.responses.size, self.rater_ids.size
+        if n_resp == 0 or n_rat == 0:
+            return np.zeros((n_resp, n_rat)), np.full(n_resp, np.nan)
+        index = self.response_code[self.rows_pair] * n_rat + self.rows_rater
+        per = metrics.case_scores(
+            index.astype(np.int64), self.points[self.rows_pair], self.rows_met, n_cases=n_resp * n_rat
+        ).reshape(n_resp, n_rat)
+        return per, _nanmean_rows(per)
+
+
+def _pair_keys(response: np.ndarray, criterion: np.ndarray) -> np.ndarray:
+    return (response.astype(np.int64) << 32) | criterion.astype(np.int64)
+
+
+def reliability_ratings(data: LabelData) -> pd.DataFrame:
+    """The ratings that compare with grader decisions: met / not met on a (response, criterion)."""
+    r = data.ratings
+    if r.empty:
+        return r
+    slugs = {s for s, t in data.scales.items() if t.target == RELIABILITY_TARGET} | {RELIABILITY_SLUG}
+    return r[r["task"].isin(slugs) & r["criterion"].notna() & r["response"].notna()]
+
+
+def human_matrix(data: LabelData) -> HumanMatrix:
+    r = reliability_ratings(data)
+    response = r["response"].to_numpy(dtype=np.int64) if len(r) else np.zeros(0, np.int64)
+    criterion = r["criterion"].to_numpy(dtype=np.int64) if len(r) else np.zeros(0, np.int64)
+    keys = _pair_keys(response, criterion)
+    pair_codes, uniq = pd.factorize(keys, sort=True)
+    rater_codes, rater_ids = pd.factorize(r["rater"].to_numpy() if len(r) else np.zeros(0, np.int64), sort=True)
+    met = r["label"].map(_BINARY).to_numpy(dtype=float) if len(r) else np.zeros(0)
+    labels = np.full((uniq.size, rater_ids.size), np.nan)
+    labels[pair_codes, rater_codes] = met
+    n = uniq.size
+    points = np.zeros(n)
+    model = np.empty(n, dtype=object)
+    revision = np.zeros(n, dtype=np.int64)
+    if len(r):
+        points[pair_codes] = r["points"].to_numpy(dtype=float)
+        model[pair_codes] = r["model"].to_numpy(dtype=object)
+        revision[pair_codes] = r["revision"].to_numpy(dtype=np.int64)
+    pair_response = (np.asarray(uniq, dtype=np.int64) >> 32) if n else np.zeros(0, np.int64)
+    response_code, responses = pd.factorize(pair_response, sort=True)
+    response_model = np.empty(responses.size, dtype=object)
+    response_model[response_code] = model
+    return HumanMatrix(
+        keys=np.asarray(uniq, dtype=np.int64),
+        labels=labels,
+        rater_ids=np.asarray(rater_ids, dtype=np.int64),
+        response=pair_response,
+        criterion=(np.asarray(uniq, dtype=np.int64) & 0xFFFFFFFF) if n else np.zeros(0, np.int64),
+        points=points,
+        model=model,
+        revision=revision,
+        response_code=np.asarray(response_code, dtype=np.int64),
+        responses=np.asarray(responses, dtype=np.int64),
+        response_model=response_model,
+        rows_pair=np.asarray(pair_codes, dtype=np.int64),
+        rows_rater=np.asarray(rater_codes, dtype=np.int64),
+        rows_met=met,
+    )
+
+
+def _confusion_all_pairs(labels: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Confusion counts between every two raters at once (rater i = reference, j = prediction)."""
+    met = (labels == 1).astype(np.float64)
+    notmet = (labels == 0).astype(np.float64)
+    tp = met.T @ met
+    tn = notmet.T @ notmet
+    fp = notmet.T @ met
+    fn = met.T @ notmet
+    return tn, fp, fn, tp
+
+
+# ---------------------------------------------------------------------------
+# Data quality (LiveMedBench Table 1) and per rater
+# ---------------------------------------------------------------------------
+
+
+def _coded_task_matrix(sub: pd.DataFrame, scale: TaskScale | None) -> tuple[np.ndarray, list[str], np.ndarray, int]:
+    """subjects x raters integer codes (-1 missing), categories, rater ids, unknown-label count."""
+    cats = list(scale.categories) if scale and scale.categories else sorted(sub["label"].unique())
+    index = {c: i for i, c in enumerate(cats)}
+    codes = sub["label"].map(index)
+    unknown = int(codes.isna().sum())
+    codes = codes.fillna(-1).to_numpy(dtype=np.int64)
+    subject = sub.groupby(["item", "field"], sort=False).ngroup().to_numpy()
+    rater_codes, rater_ids = pd.factorize(sub["rater"].to_numpy(), sort=True)
+    matrix = np.full((int(subject.max()) + 1 if subject.size else 0, rater_ids.size), -1, dtype=np.int64)
+    matrix[subject, rater_codes] = codes
+    return matrix, cats, np.asarray(rater_ids, dtype=np.int64), unknown
+
+
+def _result_cells(prefix: str, res: metrics.AgreementResult) -> dict[str, Any]:
+    return {
+        prefix: res.value,
+        f"{prefix}_se": res.se,
+        f"{prefix}_ci_low": res.ci[0] if res.ci else None,
+        f"{prefix}_ci_high": res.ci[1] if res.ci else None,
+        f"{prefix}_p": res.p_value,
+    }
+
+
+def _task_order(data: LabelData) -> list[str]:
+    present = list(data.ratings["task"].unique()) if len(data.ratings) else []
+    return sorted(present)
+
+
+def data_quality_tables(data: LabelData) -> list[Table]:
+    rows: list[dict[str, Any]] = []
+    approval_rows: list[dict[str, Any]] = []
+    per_rater_rows: list[dict[str, Any]] = []
+    for slug in _task_order(data):
+        sub = data.ratings[data.ratings["task"] == slug]
+        scale = data.scales.get(slug)
+        matrix, cats, rater_ids, unknown = _coded_task_matrix(sub, scale)
+        q = list(range(len(cats)))
+        ac1 = metrics.gwet_ac1(matrix, q)
+        fleiss = metrics.fleiss_kappa(matrix, q)
+        pa = metrics.percent_agreement(matrix, q)
+        approving = scale.approving if scale else frozenset()
+        approves = sub["label"].isin(approving) if approving else None
+        rows.append({
+            "task": slug,
+            "task_name": scale.name if scale else slug,
+            "categories": " / ".join(cats),
+            "n_subjects": ac1.n_subjects,
+            "n_paired": ac1.n_paired,
+            "n_raters": int(rater_ids.size),
+            "n_ratings": int(len(sub)),
+            "approval_rate": float(approves.mean()) if approves is not None and len(sub) else None,
+            "percent_agreement": pa.value,
+            **_result_cells("ac1", ac1),
+            "fleiss_kappa": fleiss.value,
+            "fleiss_kappa_se": fleiss.se,
+            "unknown_labels": unknown,
+            "reason": ac1.reason or "",
+        })
+        if approves is not None:
+            by_rater = approves.groupby(sub["rater"]).agg(["mean", "size"])
+            for rater_id, rec in by_rater.iterrows():
+                approval_rows.append({
+                    "task": slug,
+                    "rater": data.pseudonym(rater_id),
+                    "n_labels": int(rec["size"]),
+                    "approval_rate": float(rec["mean"]),
+                })
+        per_rater_rows.extend(_per_rater_rows(data, slug, matrix, cats, rater_ids))
+    dq = pd.DataFrame(rows, columns=[
+        "task", "task_name", "categories", "n_subjects", "n_paired", "n_raters", "n_ratings", "approval_rate",
+        "percent_agreement", "ac1", "ac1_se", "ac1_ci_low", "ac1_ci_high", "ac1_p", "fleiss_kappa",
+        "fleiss_kappa_se", "unknown_labels", "reason",
+    ])
+    return [
+        Table("data_quality", "Data quality: agreement per task (LiveMedBench Table 1)", dq,
+              "AC1 and Fleiss' kappa on the same first-round ratings; n_paired = subjects with two or more ratings."),
+        Table("approval", "Approval rate per rater", pd.DataFrame(
+            approval_rows, columns=["task", "rater", "n_labels", "approval_rate"])),
+        Table("per_rater", "Each rater against the others", pd.DataFrame(per_rater_rows, columns=[
+            "task", "rater", "n_labels", "n_shared", "agreement_with_others", "ac1_vs_others_majority",
+            "macro_f1_vs_others_majority", "ac1_without_rater",
+        ]), "Agreement with others = share of agreeing label pairs that involve the rater; the others' majority "
+            "drops ties; 'AC1 without rater' is the task's AC1 when this rater is left out (an outlier raises it)."),
+    ]
+
+
+def _per_rater_rows(
+    data: LabelData, slug: str, matrix: np.ndarray, cats: list[str], rater_ids: np.ndarray
+) -> list[dict[str, Any]]:
+    q = len(cats)
+    if matrix.size == 0 or q == 0:
+        return []
+    counts = metrics.count_matrix(matrix, q)  # subjects x categories
+    binary = set(cats) == {"met", "not_met"}
+    out = []
+    for k, rater_id in enumerate(rater_ids):  # loop over raters, never over subjects
+        own = matrix[:, k]
+        mine = own >= 0
+        others = counts.copy()
+        others[mine, own[mine]] -= 1
+        n_others = others.sum(axis=1)
+        shared = mine & (n_others > 0)
+        agree = others[shared, own[shared]].sum()
+        total = n_others[shared].sum()
+        top = others.max(axis=1)
+        unique_top = (others == top[:, None]).sum(axis=1) == 1
+        majority = np.where(unique_top & (n_others > 0), others.argmax(axis=1), -1)
+        pair = np.stack([own, majority], axis=1)[shared & (majority >= 0)]
+        ac1 = metrics.gwet_ac1(pair, list(range(q))) if len(pair) else None
+        mf1 = None
+        if binary and len(pair):
+            names = np.asarray(cats, dtype=object)
+            mf1 = metrics.macro_f1(names[pair[:, 1]], names[pair[:, 0]]).value
+        rest = np.delete(matrix, k, axis=1)
+        loo = metrics.gwet_ac1(rest, list(range(q))) if rest.shape[1] else None
+        out.append({
+            "task": slug,
+            "rater": data.pseudonym(rater_id),
+            "n_labels": int(mine.sum()),
+            "n_shared": int(shared.sum()),
+            "agreement_with_others": float(agree / total) if total else None,
+            "ac1_vs_others_majority": ac1.value if ac1 else None,
+            "macro_f1_vs_others_majority": mf1,
+            "ac1_without_rater": loo.value if loo else None,
+        })
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Grader reliability (LiveMedBench Table 2, ClinConsensus Table 4)
+# ---------------------------------------------------------------------------
+
+
+def _run_label(data: LabelData, run_id: int) -> str:
+    name, _kind = data.runs.get(int(run_id), (f"run {int(run_id)}", ""))
+    return f"{name} (#{int(run_id)})"
+
+
+@dataclass
+class GraderArrays:
+    """One decision-making grader aligned with the human pairs."""
+
+    run: int
+    has: np.ndarray  # bool per pair: the grader decided it
+    predicted: np.ndarray  # float per pair: 1 met, 0 not met, NaN invalid/failed/absent
+    n_invalid: int
+    n_decisions: int
+    n_met: int
+    case_score: np.ndarray  # per response
+
+
+def grader_arrays(data: LabelData, hm: HumanMatrix) -> list[GraderArrays]:
+    d = data.decisions
+    out = []
+    if d.empty or hm.n_pairs == 0:
+        return out
+    keys = _pair_keys(d["response"].to_numpy(dtype=np.int64), d["criterion"].to_numpy(dtype=np.int64))
+    pair_index = pd.Index(hm.keys).get_indexer(keys)
+    runs = d["run"].to_numpy(dtype=np.int64)
+    verdict = d["verdict"].to_numpy(dtype=object)
+    met = pd.Series(verdict).map(_BINARY).to_numpy(dtype=float)
+    for run in np.unique(runs):
+        sel = (runs == run) & (pair_index >= 0)  # like with like: only pairs physicians rated
+        idx = pair_index[sel]
+        has = np.zeros(hm.n_pairs, dtype=bool)
+        has[idx] = True
+        predicted = np.full(hm.n_pairs, np.nan)
+        predicted[idx] = met[sel]
+        scores = metrics.case_scores(
+            hm.response_code[idx], hm.points[idx], np.nan_to_num(met[sel], nan=0.0), n_cases=hm.responses.size
+        )
+        out.append(GraderArrays(
+            run=int(run), has=has, predicted=predicted, n_invalid=int(np.isnan(met[sel]).sum()),
+            n_decisions=int(sel.sum()), n_met=int((met[sel] == 1).sum()), case_score=scores,
+        ))
+    return out
+
+
+def judge_scores(data: LabelData, hm: HumanMatrix) -> dict[int, np.ndarray]:
+    """run -> normalised judge score per response of the human matrix (NaN if none / invalid)."""
+    j = data.judges
+    out: dict[int, np.ndarray] = {}
+    if j.empty or hm.responses.size == 0:
+        return out
+    valid = (j["status"] == "met") & j["score"].notna()
+    pos = pd.Index(hm.responses).get_indexer(j["response"].to_numpy(dtype=np.int64))
+    for run in sorted(j["run"].unique()):
+        sel = (j["run"] == run).to_numpy() & valid.to_numpy() & (pos >= 0)
+        scores = np.full(hm.responses.size, np.nan)
+        scores[pos[sel]] = j["score"].to_numpy(dtype=float)[sel]
+        out[int(run)] = scores
+    return out
+
+
+def _human_macro_f1(hm: HumanMatrix) -> tuple[float | None, float | None, int, list[tuple[int, int, float]]]:
+    """(pairwise mean, pooled, n rater pairs, [(i, j, mf1)]) over rater pairs sharing a pair."""
+    if hm.rater_ids.size < 2:
+        return None, None, 0, []
+    tn, fp, fn, tp = _confusion_all_pairs(hm.labels)
+    i, j = np.triu_indices(hm.rater_ids.size, k=1)
+    shared = (tn + fp + fn + tp)[i, j] > 0
+    i, j = i[shared], j[shared]
+    if i.size == 0:
+        return None, None, 0, []
+    values = macro_f1_from_counts(tn[i, j], fp[i, j], fn[i, j], tp[i, j])
+    pooled = macro_f1_from_counts(tn[i, j].sum(), fp[i, j].sum(), fn[i, j].sum(), tp[i, j].sum())
+    defined = ~np.isnan(values)
+    mean = float(values[defined].mean()) if defined.any() else None
+    return mean, _none(float(pooled)), int(i.size), list(zip(i.tolist(), j.tolist(), values.tolist(), strict=True))
+
+
+def grader_reliability_tables(data: LabelData, chart_data: dict[str, Any] | None = None) -> list[Table]:
+    hm = human_matrix(data)
+    _per_rater, consensus = hm.consensus_scores()
+    graders = grader_arrays(data, hm)
+    judges = judge_scores(data, hm)
+    fidelity: list[dict[str, Any]] = []
+    vs_rater: list[dict[str, Any]] = []
+    mean, pooled, n_pairs, _ = _human_macro_f1(hm)
+    human_labels = hm.labels[~np.isnan(hm.labels)]
+    fidelity.append({
+        "evaluator": "Human inter-rater", "kind": "physicians", "macro_f1": mean, "macro_f1_pooled": pooled,
+        "n_rater_pairs": n_pairs, "n_decisions": int(human_labels.size), "n_invalid": 0,
+        "positive_rate": float(human_labels.mean()) if human_labels.size else None,
+        "pearson_r": None, "pearson_ci_low": None, "pearson_ci_high": None, "pearson_p": None, "n_cases": None,
+        "reason": "" if mean is not None else "fewer than two physicians share a decision",
+    })
+    scatter: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    confusion: dict[str, list[tuple[str, int, int, int, int]]] = {}
+    for g in graders:
+        label = _run_label(data, g.run)
+        cols = ~np.isnan(hm.labels[g.has]).all(axis=0)
+        res = metrics.macro_f1_vs_raters(g.predicted[g.has], hm.labels[g.has][:, cols])
+        pr = metrics.pearson(g.case_score, consensus)
+        fidelity.append({
+            "evaluator": label, "kind": data.runs.get(g.run, ("", ""))[1], "macro_f1": res.value,
+            "macro_f1_pooled": None, "n_rater_pairs": None, "n_decisions": g.n_decisions, "n_invalid": g.n_invalid,
+            "positive_rate": g.n_met / g.n_decisions if g.n_decisions else None,
+            "pearson_r": pr.value, "pearson_ci_low": pr.ci[0] if pr.ci else None,
+            "pearson_ci_high": pr.ci[1] if pr.ci else None, "pearson_p": pr.p_value, "n_cases": pr.n,
+            "reason": "; ".join(x for x in (res.reason, pr.reason) if x),
+        })
+        confusion[label] = []
+        for rater_id, r in zip(hm.rater_ids[cols], res.per_rater, strict=True):
+            pseudonym = data.pseudonym(rater_id)
+            vs_rater.append({
+                "grader": label, "rater": pseudonym, "macro_f1": r.value, "f1_met": r.f1_met,
+                "f1_not_met": r.f1_not_met, "tp": r.tp, "fp": r.fp, "fn": r.fn, "tn": r.tn, "n": r.n,
+                "n_invalid": r.n_invalid,
+            })
+            confusion[label].append((pseudonym, r.tp, r.fp, r.fn, r.tn))
+        scatter[label] = (consensus, g.case_score)
+    for run, scores in judges.items():
+        label = _run_label(data, run)
+        pr = metrics.pearson(scores, consensus)
+        n_scored = int((~np.isnan(scores)).sum())
+        n_all = int((data.judges["run"] == run).sum())
+        fidelity.append({
+            "evaluator": label, "kind": data.runs.get(run, ("", ""))[1], "macro_f1": None, "macro_f1_pooled": None,
+            "n_rater_pairs": None, "n_decisions": n_all, "n_invalid": n_all - n_scored, "positive_rate": None,
+            "pearson_r": pr.value, "pearson_ci_low": pr.ci[0] if pr.ci else None,
+            "pearson_ci_high": pr.ci[1] if pr.ci else None, "pearson_p": pr.p_value, "n_cases": pr.n,
+            "reason": pr.reason or "",
+        })
+        scatter[label] = (consensus, scores)
+    if chart_data is not None:
+        chart_data["scatter"] = scatter
+        chart_data["confusion"] = confusion
+    fid = pd.DataFrame(fidelity, columns=[
+        "evaluator", "kind", "macro_f1", "macro_f1_pooled", "n_rater_pairs", "n_decisions", "n_invalid",
+        "positive_rate", "pearson_r", "pearson_ci_low", "pearson_ci_high", "pearson_p", "n_cases", "reason",
+    ])
+    tables = [
+        Table("grader_reliability", "Grader reliability (LiveMedBench Table 2, ClinConsensus Table 4)", fid,
+              "Macro-F1 at criterion level (grader: mean over physicians); Pearson r at case level against the "
+              "physicians' consensus score. Graders are compared on the pairs the physicians rated."),
+        Table("grader_vs_rater", "Each grader against each physician", pd.DataFrame(vs_rater, columns=[
+            "grader", "rater", "macro_f1", "f1_met", "f1_not_met", "tp", "fp", "fn", "tn", "n", "n_invalid"])),
+    ]
+    tables.extend(_ranking_tables(data, hm, consensus, graders, judges))
+    return tables
+
+
+# ---------------------------------------------------------------------------
+# Ranking stability (ClinConsensus Table 15)
+# ---------------------------------------------------------------------------
+
+
+def _ranking_tables(
+    data: LabelData, hm: HumanMatrix, consensus: np.ndarray, graders: list[GraderArrays],
+    judges: dict[int, np.ndarray],
+) -> list[Table]:
+    if hm.responses.size == 0:
+        return []
+    series = {CONSENSUS: consensus}
+    for g in graders:
+        series[_run_label(data, g.run)] = g.case_score
+    for run, scores in judges.items():
+        series[_run_label(data, run)] = scores
+    frame = pd.DataFrame(series)
+    frame["model"] = hm.response_model
+    model_scores = frame.groupby("model", sort=True).mean()
+    rows = []
+    for a, b in itertools.combinations(model_scores.columns, 2):
+        both = model_scores[[a, b]].dropna()
+        sp = metrics.spearman(both[a].to_numpy(), both[b].to_numpy())
+        kd = metrics.kendall(both[a].to_numpy(), both[b].to_numpy())
+        row = {"grader_a": a, "grader_b": b, "n_models": int(len(both)), "spearman": sp.value,
+               "spearman_p": sp.p_value, "kendall": kd.value, "kendall_p": kd.p_value}
+        for k in (3, 5):
+            if len(both) >= k:
+                top_a = set(both[a].sort_values(ascending=False, kind="stable").index[:k])
+                top_b = set(both[b].sort_values(ascending=False, kind="stable").index[:k])
+                row[f"top{k}_overlap"] = f"{len(top_a & top_b)}/{k}"
+            else:
+                row[f"top{k}_overlap"] = None
+        row["mean_abs_diff_pp"] = float((both[a] - both[b]).abs().mean() * 100) if len(both) else None
+        rows.append(row)
+    scores_table = model_scores.reset_index()
+    return [
+        Table("model_scores", "Model score per grader (mean case score)", scores_table),
+        Table("ranking_stability", "Ranking stability between graders (ClinConsensus Table 15)", pd.DataFrame(
+            rows, columns=["grader_a", "grader_b", "n_models", "spearman", "spearman_p", "kendall", "kendall_p",
+                           "top3_overlap", "top5_overlap", "mean_abs_diff_pp"]),
+              "Mean absolute difference of model scores in percentage points; ties in top-k broken by model name."),
+    ]
+
+
+# ---------------------------------------------------------------------------
+# Expert groups (ClinConsensus 6.1)
+# ---------------------------------------------------------------------------
+
+
+def _groups(data: LabelData, selection: Selection, hm: HumanMatrix) -> tuple[str, str, np.ndarray, np.ndarray] | None:
+    """Rater-column masks of the two expert groups, or None when no grouping applies."""
+    if selection.group_a and selection.group_b:
+        a_ids = set(rater_ids_for_pseudonyms(selection.group_a))
+        b_ids = set(rater_ids_for_pseudonyms(selection.group_b))
+        names = ("Group A", "Group B")
+    elif selection.group_by == "rank":
+        a_ids = {uid for uid, info in data.raters.items() if info.rank not in SENIOR_RANKS}
+        b_ids = {uid for uid, info in data.raters.items() if info.rank in SENIOR_RANKS}
+        names = ("Attending", "Senior (associate chief, chief)")
+    else:
+        return None
+    a = np.isin(hm.rater_ids, sorted(a_ids))
+    b = np.isin(hm.rater_ids, sorted(b_ids))
+    return names[0], names[1], a, b
+
+
+def group_labels(labels: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Majority label of the group's raters per pair: 1, 0, or NaN (no label or a tie)."""
+    sub = labels[:, mask]
+    met = (sub == 1).sum(axis=1)
+    notmet = (sub == 0).sum(axis=1)
+    return np.where(met > notmet, 1.0, np.where(notmet > met, 0.0, np.nan))
+
+
+def expert_group_tables(data: LabelData, selection: Selection) -> list[Table]:
+    hm = human_matrix(data)
+    groups = _groups(data, selection, hm)
+    if groups is None or hm.n_pairs == 0:
+        return []
+    name_a, name_b, mask_a, mask_b = groups
+    ga, gb = group_labels(hm.labels, mask_a), group_labels(hm.labels, mask_b)
+    both = ~np.isnan(ga) & ~np.isnan(gb)
+    cell = np.where(both, 2 * np.nan_to_num(ga) + np.nan_to_num(gb), -1).astype(np.int64)
+    rows = []
+    scopes: list[tuple[str, np.ndarray]] = [("All models", both)]
+    for model in sorted({m for m in hm.model if m is not None}):
+        scopes.append((model, both & (hm.model == model)))
+    for scope, mask in scopes:
+        res = metrics.macro_f1(ga[mask], gb[mask])
+        # Case level: one confusion table per response, all at once.
+        codes = hm.response_code[mask] * 4 + cell[mask]
+        counts = np.bincount(codes, minlength=hm.responses.size * 4).reshape(-1, 4)
+        present = counts.sum(axis=1) > 0
+        case = macro_f1_from_counts(counts[present, 0], counts[present, 1], counts[present, 2], counts[present, 3])
+        defined = case[~np.isnan(case)]
+        rows.append({
+            "scope": scope, "n_decisions": int(mask.sum()), "macro_f1": res.value,
+            "positive_rate_a": float(ga[mask].mean()) if mask.any() else None,
+            "positive_rate_b": float(gb[mask].mean()) if mask.any() else None,
+            "n_cases": int(present.sum()), "n_cases_undefined": int(np.isnan(case).sum()),
+            "case_mf1_median": float(np.median(defined)) if defined.size else None,
+            "case_mf1_q1": float(np.quantile(defined, 0.25)) if defined.size else None,
+            "case_mf1_q3": float(np.quantile(defined, 0.75)) if defined.size else None,
+            f"share_cases_below_{LOW_CASE_MF1}": float((defined < LOW_CASE_MF1).mean()) if defined.size else None,
+        })
+    group_table = pd.DataFrame(rows)
+    vs_groups = []
+    for g in grader_arrays(data, hm):
+        res_a = metrics.macro_f1(ga[g.has], g.predicted[g.has])
+        res_b = metrics.macro_f1(gb[g.has], g.predicted[g.has])
+        values = [v for v in (res_a.value, res_b.value) if v is not None]
+        vs_groups.append({
+            "grader": _run_label(data, g.run), "macro_f1_group_a": res_a.value, "macro_f1_group_b": res_b.value,
+            "average": float(np.mean(values)) if len(values) == 2 else None,
+            "positive_rate": g.n_met / g.n_decisions if g.n_decisions else None, "n_invalid": g.n_invalid,
+        })
+    note = (f"Group A = {name_a} ({int(mask_a.sum())} raters), group B = {name_b} ({int(mask_b.sum())} raters); "
+            "group A is the reference.")
+    return [
+        Table("expert_groups", "Agreement between expert groups (ClinConsensus 6.1, Table 3)", group_table, note),
+        Table("grader_vs_groups", "Each grader against each expert group (ClinConsensus Table 4)", pd.DataFrame(
+            vs_groups, columns=["grader", "macro_f1_group_a", "macro_f1_group_b", "average", "positive_rate",
+                                "n_invalid"]), note),
+    ]
+
+
+# ---------------------------------------------------------------------------
+# Pairwise position bias
+# ---------------------------------------------------------------------------
+
+
+def position_bias_table(data: LabelData) -> list[Table]:
+    p = data.pairwise
+    if p.empty:
+        return []
+    wide = p.pivot_table(index=["run", "a", "b"], columns="order", values="verdict", aggfunc="first")
+    rows = []
+    for run, group in wide.groupby(level="run"):
+        if "ab" not in group or "ba" not in group:
+            both = group.iloc[0:0]
+        else:
+            both = group.dropna(subset=["ab", "ba"])
+        valid = both[both["ab"].isin(["A", "B", "tie"]) & both["ba"].isin(["A", "B", "tie"])]
+        flips = valid[valid["ab"] != valid["ba"]]
+        # A flip that follows the position: A wins when A is first (ab) and B wins when B is first (ba).
+        first = flips[(flips["ab"] == "A") & (flips["ba"] == "B")]
+        second = flips[(flips["ab"] == "B") & (flips["ba"] == "A")]
+        rows.append({
+            "grader": _run_label(data, run), "n_pairs": int(len(group)), "n_both_orders": int(len(both)),
+            "n_valid_both": int(len(valid)), "n_flips": int(len(flips)),
+            "flip_rate": float(len(flips) / len(valid)) if len(valid) else None,
+            "n_first_position_wins": int(len(first)), "n_second_position_wins": int(len(second)),
+        })
+    return [Table("position_bias", "Pairwise judge position bias", pd.DataFrame(rows, columns=[
+        "grader", "n_pairs", "n_both_orders", "n_valid_both", "n_flips", "flip_rate", "n_first_position_wins",
+        "n_second_position_wins"]))]
+
+
+# ---------------------------------------------------------------------------
+# Strata
+# ---------------------------------------------------------------------------
+
+
+def _stratum_masks(data: LabelData, stratum: str) -> dict[str, dict[str, np.ndarray]]:
+    """stratum value -> {frame name: row mask} for the frames a stratum can split."""
+    frames = {"ratings": data.ratings, "decisions": data.decisions, "judges": data.judges}
+    out: dict[str, dict[str, np.ndarray]] = {}
+    if stratum in REVISION_STRATA:
+        revs = set()
+        for f in frames.values():
+            if "revision" in f and len(f):
+                revs.update(f["revision"].dropna().astype(np.int64).unique().tolist())
+        lookup = revision_strata(revs, needed=(stratum,)).values(stratum)
+        for value, group in lookup.groupby("value"):
+            rev_ids = group["revision"].to_numpy()
+            out[str(value)] = {
+                name: f["revision"].isin(rev_ids).to_numpy() if len(f) else np.zeros(0, bool)
+                for name, f in frames.items()
+            }
+        return out
+    column = "axis" if stratum == "axis" else "model"
+    values: set[str] = set()
+    for f in frames.values():
+        if column in f and len(f):
+            values.update(v for v in f[column].dropna().unique().tolist() if v != "")
+    for value in sorted(values):
+        out[value] = {
+            name: (f[column] == value).to_numpy() if column in f and len(f) else np.zeros(len(f), bool)
+            for name, f in frames.items()
+        }
+    return out
+
+
+def _subset(data: LabelData, masks: dict[str, np.ndarray]) -> LabelData:
+    return LabelData(
+        ratings=data.ratings[masks["ratings"]] if len(data.ratings) else data.ratings,
+        decisions=data.decisions[masks["decisions"]] if len(data.decisions) else data.decisions,
+        judges=data.judges[masks["judges"]] if len(data.judges) else data.judges,
+        pairwise=data.pairwise, scales=data.scales, raters=data.raters, runs=data.runs,
+        later_rounds=data.later_rounds,
+    )
+
+
+def _stratified(
+    builder: Callable[[LabelData], list[Table]], data: LabelData, stratum: str
+) -> list[Table]:
+    """Run a table builder on every stratum and stack its tables with a stratum column."""
+    overall = builder(data)
+    pieces: dict[str, list[pd.DataFrame]] = {t.key: [t.frame.assign(stratum="All")] for t in overall}
+    for value, masks in sorted(_stratum_masks(data, stratum).items()):
+        for t in builder(_subset(data, masks)):
+            if t.key in pieces:
+                pieces[t.key].append(t.frame.assign(stratum=value))
+    out = []
+    for t in overall:
+        parts = [p for p in pieces[t.key] if len(p)]
+        with warnings.catch_warnings():
+            # Strata where a column is all empty are fine to stack; pandas only warns about dtype inference.
+            warnings.simplefilter("ignore", FutureWarning)
+            frame = pd.concat(parts, ignore_index=True) if parts else t.frame
+        if "stratum" not in frame:
+            frame = frame.assign(stratum=pd.Series(dtype=object))
+        cols = ["stratum", *[c for c in frame.columns if c != "stratum"]]
+        out.append(Table(t.key, f"{t.title}, by {STRATA[stratum].lower()}", frame[cols], t.note))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# The report
+# ---------------------------------------------------------------------------
+
+
+def build_report(selection: Selection, *, data: LabelData | None = None) -> Report:
+    data = data if data is not None else load_labels(selection)
+    chart_data: dict[str, Any] = {}
+    stratum = selection.stratify_by
+
+    def reliability(d: LabelData) -> list[Table]:
+        return grader_reliability_tables(d, chart_data if d is data else None)
+
+    def groups(d: LabelData) -> list[Table]:
+        return expert_group_tables(d, selection)
+
+    tables: list[Table] = []
+    for builder in (data_quality_tables, reliability, groups):
+        if stratum:
+            tables.extend(_stratified(builder, data, stratum))
+        else:
+            tables.extend(builder(data))
+    if stratum == "model":
+        # A ranking of models within one model is meaningless.
+        tables = [t for t in tables if t.key not in ("model_scores", "ranking_stability")]
+    tables.extend(position_bias_table(data))
+    if stratum:
+        chart_data["strata"] = {
+            t.key: t.frame for t in tables if t.key in ("data_quality", "grader_reliability")
+        }
+    counts = {
+        "ratings_round_1": int(len(data.ratings)),
+        "ratings_later_rounds_not_used": int(data.later_rounds),
+        "raters": int(data.ratings["rater"].nunique()) if len(data.ratings) else 0,
+        "grader_decisions": int(len(data.decisions)),
+        "judge_scores": int(len(data.judges)),
+        "pairwise_judgements": int(len(data.pairwise)),
+    }
+    dq = next((t for t in tables if t.key == "data_quality"), None)
+    if dq is not None:
+        chart_data["forest"] = dq.frame
+    return Report(
+        selection=selection, tables=tables, counts=counts, generated_at=dt.datetime.now(dt.UTC),
+        chart_data=chart_data,
+    )
+
+
+def build_grader_reliability(selection: Selection) -> list[Table]:
+    """Only the grader-reliability tables (what the benchmark times end to end)."""
+    return grader_reliability_tables(load_labels(selection))
+
+
+def software_version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("medreview")
+    except metadata.PackageNotFoundError:
+        from django.conf import settings
+
+        return str(settings.SPECTACULAR_SETTINGS.get("VERSION", "0.1.0"))

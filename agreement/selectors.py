@@ -1,0 +1,396 @@
+"""Read labels for agreement reports out of the database into pandas frames.
+
+Every frame is fetched with one query (`values_list` compiled by the ORM, rows read straight off
+the cursor), so a report costs a fixed number of queries whatever the number of ratings. Only
+first-round ratings (`Rating.round == 1`) are read for agreement; later rounds are labels changed
+after inspection and are counted, never used (`later_round_count`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import pandas as pd
+from django.db import connections
+from django.db.models import Q, QuerySet
+
+from annotation.models import Item, Profile, Rating, ScaleCategory, TaskType
+from cases.models import (
+    CaseRevision,
+    GraderDecision,
+    GraderRun,
+    JudgeScore,
+    ModelResponse,
+    PairwiseJudgement,
+)
+
+#: The strata every table can be broken down by, with the label shown on pages.
+STRATA: dict[str, str] = {
+    "specialty": "Specialty",
+    "theme": "Theme",
+    "language": "Language",
+    "difficulty": "Difficulty",
+    "register": "Register",
+    "month": "Month of post time",
+    "axis": "Axis",
+    "model": "Model",
+}
+
+#: Strata that describe a case revision (the others live on the criterion or the response).
+REVISION_STRATA = ("specialty", "theme", "language", "difficulty", "register", "month")
+
+AGREEMENT_ROUND = 1
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which labels a report covers. Empty fields mean "no restriction"."""
+
+    study_id: int | None = None
+    release_id: int | None = None
+    dataset_id: int | None = None
+    tasks: tuple[str, ...] = ()
+    models: tuple[str, ...] = ()
+    graders: tuple[int, ...] = ()
+    #: stratum name -> value, e.g. {"language": "en", "month": "2025-06"}
+    filters: tuple[tuple[str, str], ...] = ()
+    stratify_by: str = ""
+    #: Expert groups as pseudonyms; empty = no expert-group table unless `group_by` is set.
+    group_a: tuple[str, ...] = ()
+    group_b: tuple[str, ...] = ()
+    #: "rank": attending vs senior (associate chief, chief) raters.
+    group_by: str = ""
+
+    def __post_init__(self) -> None:
+        for name, _value in self.filters:
+            if name not in STRATA:
+                raise ValueError(f"unknown stratum filter {name!r}; choose from {', '.join(STRATA)}")
+        if self.stratify_by and self.stratify_by not in STRATA:
+            raise ValueError(f"unknown stratum {self.stratify_by!r}; choose from {', '.join(STRATA)}")
+        if self.group_by not in ("", "rank"):
+            raise ValueError("group_by must be '' or 'rank'")
+
+    @property
+    def filter_dict(self) -> dict[str, str]:
+        return dict(self.filters)
+
+    def with_filter(self, name: str, value: str) -> Selection:
+        return replace(self, filters=(*[f for f in self.filters if f[0] != name], (name, value)))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "study_id": self.study_id,
+            "release_id": self.release_id,
+            "dataset_id": self.dataset_id,
+            "tasks": list(self.tasks),
+            "models": list(self.models),
+            "graders": list(self.graders),
+            "filters": self.filter_dict,
+            "stratify_by": self.stratify_by,
+            "group_a": list(self.group_a),
+            "group_b": list(self.group_b),
+            "group_by": self.group_by,
+        }
+
+
+def _month_range(value: str) -> tuple[dt.datetime, dt.datetime]:
+    try:
+        start = dt.datetime.strptime(value, "%Y-%m").replace(tzinfo=dt.UTC)
+    except ValueError:
+        raise ValueError(f"month filter must look like 2025-06, got {value!r}") from None
+    end = start.replace(year=start.year + 1, month=1) if start.month == 12 else start.replace(month=start.month + 1)
+    return start, end
+
+
+def _revision_q(selection: Selection, prefix: str) -> Q:
+    """Conditions on the case revision reached through `prefix` (e.g. "response__revision__")."""
+    q = Q()
+    if selection.release_id is not None:
+        q &= Q(**{f"{prefix}release_id": selection.release_id})
+    if selection.dataset_id is not None:
+        q &= Q(**{f"{prefix}case__dataset_id": selection.dataset_id})
+    for name, value in selection.filters:
+        if name == "specialty":
+            q &= Q(**{f"{prefix}specialties__name": value})
+        elif name == "theme":
+            q &= Q(**{f"{prefix}themes__name": value})
+        elif name in ("language", "difficulty", "register"):
+            q &= Q(**{f"{prefix}{name}": value})
+        elif name == "month":
+            start, end = _month_range(value)
+            q &= Q(**{f"{prefix}post_time__gte": start, f"{prefix}post_time__lt": end})
+    return q
+
+
+def _frame(qs: QuerySet, columns: Sequence[str]) -> pd.DataFrame:
+    """Run a values_list queryset and read its rows in one go (no per-row ORM work)."""
+    sql, params = qs.query.sql_with_params()
+    with connections[qs.db].cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    return pd.DataFrame.from_records(rows, columns=list(columns))
+
+
+RATING_COLUMNS = (
+    "item", "revision", "response", "task", "field", "criterion", "rater", "label", "points", "axis", "model",
+)
+
+
+def ratings_queryset(selection: Selection, *, round_: int | None = AGREEMENT_ROUND) -> QuerySet[Rating]:
+    qs = Rating.objects.all()
+    if round_ is not None:
+        qs = qs.filter(round=round_)
+    if selection.study_id is not None:
+        qs = qs.filter(assignment__item__study_id=selection.study_id)
+    qs = qs.filter(_revision_q(selection, "assignment__item__revision__"))
+    if selection.tasks:
+        qs = qs.filter(task__slug__in=selection.tasks)
+    if selection.models:
+        qs = qs.filter(assignment__item__response__model_name__in=selection.models)
+    axis = selection.filter_dict.get("axis")
+    if axis is not None:
+        qs = qs.filter(criterion__axis=axis)
+    model = selection.filter_dict.get("model")
+    if model is not None:
+        qs = qs.filter(assignment__item__response__model_name=model)
+    return qs
+
+
+def rating_frame(selection: Selection) -> pd.DataFrame:
+    """First-round ratings, one row per label: the only labels agreement statistics use."""
+    qs = ratings_queryset(selection).order_by().values_list(
+        "assignment__item_id",
+        "assignment__item__revision_id",
+        "assignment__item__response_id",
+        "task__slug",
+        "field_key",
+        "criterion_id",
+        "assignment__rater_id",
+        "label",
+        "criterion__points",
+        "criterion__axis",
+        "assignment__item__response__model_name",
+    )
+    return _frame(qs, RATING_COLUMNS)
+
+
+def later_round_count(selection: Selection) -> int:
+    """How many ratings from rounds after the first the selection holds (reported, not used)."""
+    return ratings_queryset(selection, round_=None).filter(round__gt=AGREEMENT_ROUND).count()
+
+
+def _response_q(selection: Selection) -> Q:
+    q = _revision_q(selection, "response__revision__")
+    if selection.study_id is not None:
+        # Only responses the study put in front of physicians: like is compared with like.
+        q &= Q(response_id__in=Item.objects.filter(study_id=selection.study_id, response__isnull=False).values("response_id"))
+    models = set(selection.models)
+    model = selection.filter_dict.get("model")
+    if models:
+        q &= Q(response__model_name__in=sorted(models))
+    if model is not None:
+        q &= Q(response__model_name=model)
+    if selection.graders:
+        q &= Q(run_id__in=selection.graders)
+    return q
+
+
+DECISION_COLUMNS = ("run", "response", "criterion", "verdict", "revision", "points", "axis", "model")
+
+
+def decision_frame(selection: Selection) -> pd.DataFrame:
+    """Grader decisions on the selection's responses (joined to the human pairs by the report)."""
+    q = _response_q(selection)
+    axis = selection.filter_dict.get("axis")
+    if axis is not None:
+        q &= Q(criterion__axis=axis)
+    qs = GraderDecision.objects.filter(q).order_by().values_list(
+        "run_id", "response_id", "criterion_id", "verdict", "response__revision_id",
+        "criterion__points", "criterion__axis", "response__model_name",
+    )
+    return _frame(qs, DECISION_COLUMNS)
+
+
+JUDGE_COLUMNS = ("run", "response", "score", "status", "revision", "model")
+
+
+def judge_frame(selection: Selection) -> pd.DataFrame:
+    """Holistic judge scores (axis "") on the selection's responses.
+
+    A holistic score belongs to no criterion axis, so an axis filter leaves no judge score.
+    """
+    if "axis" in selection.filter_dict:
+        return pd.DataFrame(columns=list(JUDGE_COLUMNS))
+    qs = JudgeScore.objects.filter(_response_q(selection), axis="").order_by().values_list(
+        "run_id", "response_id", "normalized_score", "status", "response__revision_id", "response__model_name",
+    )
+    return _frame(qs, JUDGE_COLUMNS)
+
+
+PAIRWISE_COLUMNS = ("run", "a", "b", "order", "verdict")
+
+
+def pairwise_frame(selection: Selection) -> pd.DataFrame:
+    q = _revision_q(selection, "response_a__revision__")
+    if selection.graders:
+        q &= Q(run_id__in=selection.graders)
+    if selection.study_id is not None:
+        in_study = Item.objects.filter(study_id=selection.study_id, response__isnull=False).values("response_id")
+        q &= Q(response_a_id__in=in_study) | Q(response_b_id__in=in_study)
+    qs = PairwiseJudgement.objects.filter(q).order_by().values_list(
+        "run_id", "response_a_id", "response_b_id", "order", "verdict"
+    )
+    return _frame(qs, PAIRWISE_COLUMNS)
+
+
+@dataclass(frozen=True)
+class RaterInfo:
+    pseudonym: str
+    rank: str
+
+
+def raters(user_ids: Iterable[int]) -> dict[int, RaterInfo]:
+    """Raters as researchers may see them: pseudonym and rank, never a username."""
+    ids = sorted({int(i) for i in user_ids})
+    if not ids:
+        return {}
+    return {
+        uid: RaterInfo(pseudonym=pseudonym, rank=rank)
+        for uid, pseudonym, rank in Profile.objects.filter(user_id__in=ids).values_list("user_id", "pseudonym", "rank")
+    }
+
+
+def rater_ids_for_pseudonyms(pseudonyms: Iterable[str]) -> list[int]:
+    return list(Profile.objects.filter(pseudonym__in=list(pseudonyms)).values_list("user_id", flat=True))
+
+
+@dataclass(frozen=True)
+class TaskScale:
+    slug: str
+    name: str
+    ordered: bool
+    categories: tuple[str, ...]
+    approving: frozenset[str]
+    target: str
+
+
+def task_scales(slugs: Iterable[str]) -> dict[str, TaskScale]:
+    """Each task's declared categories, in scale order (chance agreement uses all of them)."""
+    slugs = sorted(set(slugs))
+    if not slugs:
+        return {}
+    tasks = list(TaskType.objects.filter(slug__in=slugs).values_list("slug", "name", "scale_id", "scale__ordered", "target"))
+    cats: dict[int, list[tuple[str, bool]]] = {}
+    for scale_id, value, approves in ScaleCategory.objects.filter(
+        scale_id__in=[t[2] for t in tasks]
+    ).order_by("scale_id", "order", "pk").values_list("scale_id", "value", "approves"):
+        cats.setdefault(scale_id, []).append((value, approves))
+    return {
+        slug: TaskScale(
+            slug=slug,
+            name=name,
+            ordered=ordered,
+            categories=tuple(v for v, _ in cats.get(scale_id, [])),
+            approving=frozenset(v for v, a in cats.get(scale_id, []) if a),
+            target=target,
+        )
+        for slug, name, scale_id, ordered, target in tasks
+    }
+
+
+def grader_runs(run_ids: Iterable[int]) -> dict[int, tuple[str, str]]:
+    """run id -> (name, kind)."""
+    ids = sorted({int(i) for i in run_ids})
+    if not ids:
+        return {}
+    return {pk: (name, kind) for pk, name, kind in GraderRun.objects.filter(pk__in=ids).values_list("pk", "name", "kind")}
+
+
+@dataclass
+class RevisionStrata:
+    """Stratum values of each case revision; specialty and theme may hold several per revision."""
+
+    scalar: pd.DataFrame = field(default_factory=pd.DataFrame)  # index revision; language, difficulty...
+    specialty: pd.DataFrame = field(default_factory=pd.DataFrame)  # revision, value
+    theme: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+    def values(self, name: str) -> pd.DataFrame:
+        """revision -> value rows for one revision stratum (possibly several rows per revision)."""
+        if name in ("specialty", "theme"):
+            return getattr(self, name)
+        frame = self.scalar[["revision", name]].rename(columns={name: "value"})
+        return frame[frame["value"].astype(str) != ""]
+
+
+def revision_strata(revision_ids: Iterable[int], needed: Sequence[str] = REVISION_STRATA) -> RevisionStrata:
+    """Fetch the revision strata in at most three queries."""
+    ids = sorted({int(i) for i in revision_ids if i is not None and not pd.isna(i)})
+    out = RevisionStrata(
+        scalar=pd.DataFrame(columns=["revision", "language", "difficulty", "register", "month"]),
+        specialty=pd.DataFrame(columns=["revision", "value"]),
+        theme=pd.DataFrame(columns=["revision", "value"]),
+    )
+    if not ids:
+        return out
+    if any(n in needed for n in ("language", "difficulty", "register", "month")):
+        rows = list(
+            CaseRevision.objects.filter(pk__in=ids).values_list("pk", "language", "difficulty", "register", "post_time")
+        )
+        out.scalar = pd.DataFrame(
+            [(pk, lang, diff, reg, pt.strftime("%Y-%m") if pt else "") for pk, lang, diff, reg, pt in rows],
+            columns=["revision", "language", "difficulty", "register", "month"],
+        )
+    if "specialty" in needed:
+        through = CaseRevision.specialties.through
+        out.specialty = pd.DataFrame(
+            list(through.objects.filter(caserevision_id__in=ids).values_list("caserevision_id", "specialty__name")),
+            columns=["revision", "value"],
+        )
+    if "theme" in needed:
+        through = CaseRevision.themes.through
+        out.theme = pd.DataFrame(
+            list(through.objects.filter(caserevision_id__in=ids).values_list("caserevision_id", "theme__name")),
+            columns=["revision", "value"],
+        )
+    return out
+
+
+def study_models(study_id: int) -> list[str]:
+    return sorted(
+        set(
+            ModelResponse.objects.filter(review_items__study_id=study_id).values_list("model_name", flat=True)
+        )
+    )
+
+
+def raw_label_rows(selection: Selection) -> QuerySet:
+    """All rounds of every rating in the selection, for the long-format export."""
+    return (
+        ratings_queryset(selection, round_=None)
+        .order_by("assignment__item_id", "task__slug", "field_key", "assignment__rater_id", "round")
+        .values_list(
+            "assignment__item__study_id",
+            "assignment__item_id",
+            "assignment__item__key",
+            "assignment__item__revision__case__external_id",
+            "assignment__item__response__model_name",
+            "task__slug",
+            "field_key",
+            "criterion_id",
+            "mcq_id",
+            "assignment__rater__profile__pseudonym",
+            "round",
+            "label",
+            "seconds_spent",
+            "created_at",
+        )
+    )
+
+
+RAW_LABEL_COLUMNS = (
+    "study", "item", "item_key", "case", "model", "task", "field", "criterion", "mcq",
+    "rater", "round", "label", "seconds_spent", "created_at",
+)
