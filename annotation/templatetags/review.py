@@ -1,0 +1,109 @@
+"""Template helpers for the review pages: safe Markdown, safe image URLs, small lookups."""
+
+from typing import Any
+from urllib.parse import urlsplit
+
+import markdown as markdown_lib
+import nh3
+from django import template
+from django.utils.safestring import SafeString, mark_safe
+
+register = template.Library()
+
+# Guidelines and LiveClin tables are Markdown written by others: render, then keep only inert HTML.
+_ALLOWED_TAGS = set(nh3.ALLOWED_TAGS)
+_URL_SCHEMES = {"http", "https", "mailto"}
+
+
+@register.filter(name="markdown_safe")
+def markdown_safe(text: str | None) -> SafeString:
+    """Markdown (tables enabled) rendered to HTML and sanitised with nh3; never raw HTML through."""
+    if not text:
+        return mark_safe("")  # noqa: S308 - empty string
+    html = markdown_lib.markdown(str(text), extensions=["tables", "sane_lists", "fenced_code"])
+    cleaned = nh3.clean(html, tags=_ALLOWED_TAGS, url_schemes=_URL_SCHEMES, link_rel="noopener noreferrer")
+    return mark_safe(cleaned)  # noqa: S308 - output of nh3, the sanitiser
+
+
+@register.filter(name="http_url")
+def http_url(value: Any) -> str:
+    """The URL when it is http(s), else "" (no javascript:, data: or relative paths from imports)."""
+    if not isinstance(value, str):
+        return ""
+    url = value.strip()
+    try:
+        scheme = urlsplit(url).scheme.lower()
+    except ValueError:
+        return ""
+    return url if scheme in {"http", "https"} else ""
+
+
+@register.filter(name="get")
+def get(mapping: Any, key: Any) -> Any:
+    """mapping[key] or None: templates cannot index with a variable."""
+    if isinstance(mapping, dict):
+        return mapping.get(key)
+    return None
+
+
+@register.filter(name="detail_url")
+def detail_url(detail: Any) -> str:
+    """The http(s) URL of a LiveClin image/table detail record, whatever key the source used."""
+    if isinstance(detail, str):
+        return http_url(detail)
+    if isinstance(detail, dict):
+        for key in ("url", "image_url", "src", "link", "file"):
+            url = http_url(detail.get(key))
+            if url:
+                return url
+    return ""
+
+
+@register.filter(name="detail_markdown")
+def detail_markdown(detail: Any) -> str:
+    """The Markdown of a LiveClin table detail record (tables keep their Markdown on import)."""
+    if isinstance(detail, str):
+        return detail
+    if isinstance(detail, dict):
+        for key in ("markdown", "table_markdown", "content", "table", "md"):
+            value = detail.get(key)
+            if isinstance(value, str) and value.strip():
+                return value
+    return ""
+
+
+@register.filter(name="detail_caption")
+def detail_caption(detail: Any) -> str:
+    if isinstance(detail, dict):
+        for key in ("caption", "title", "label"):
+            value = detail.get(key)
+            if isinstance(value, str):
+                return value
+    return ""
+
+
+@register.filter(name="seconds")
+def seconds(value: Any) -> str:
+    """A duration as "1 min 05 s" / "42 s"; "—" when unknown."""
+    if value is None or value == "":
+        return "—"
+    try:
+        total = int(round(float(value)))
+    except (TypeError, ValueError):
+        return "—"
+    minutes, secs = divmod(total, 60)
+    if minutes >= 60:
+        hours, minutes = divmod(minutes, 60)
+        return f"{hours} h {minutes:02d} min"
+    return f"{minutes} min {secs:02d} s" if minutes else f"{secs} s"
+
+
+@register.filter(name="percent_of")
+def percent_of(part: Any, whole: Any) -> int:
+    try:
+        part_f, whole_f = float(part), float(whole)
+    except (TypeError, ValueError):
+        return 0
+    if whole_f <= 0:
+        return 0
+    return max(0, min(100, round(100 * part_f / whole_f)))
