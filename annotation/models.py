@@ -219,8 +219,17 @@ class AssignmentQuerySet(models.QuerySet["Assignment"]):
     def holding_slot(self, *, now) -> "AssignmentQuerySet":
         """Assignments that occupy one of an item's `raters_per_item` slots."""
         return self.filter(
-            Q(state__in=Assignment.SLOT_STATES) | Q(state=Assignment.State.CLAIMED, lease_expires_at__gt=now)
+            Q(state__in=Assignment.SLOT_STATES)
+            | Q(state__in=Assignment.LEASED_STATES, lease_expires_at__gt=now)
         )
+
+    def in_progress(self, *, now) -> "AssignmentQuerySet":
+        """Claimed or drafted work whose lease still runs."""
+        return self.filter(state__in=Assignment.LEASED_STATES, lease_expires_at__gt=now)
+
+    def finished(self) -> "AssignmentQuerySet":
+        """Assignments whose labels count: submitted, or revised after inspection."""
+        return self.filter(state__in=(Assignment.State.SUBMITTED, Assignment.State.REVISED))
 
 
 class Assignment(models.Model):
@@ -233,8 +242,10 @@ class Assignment(models.Model):
         SKIPPED = "skipped", "Skipped"
         EXPIRED = "expired", "Lease expired"
 
-    # Claimed counts only while its lease runs; see AssignmentQuerySet.holding_slot.
-    SLOT_STATES = (State.DRAFT, State.SUBMITTED, State.RETURNED, State.REVISED)
+    # Finished or returned work always holds its slot; claimed and drafted work holds it only while
+    # its lease runs (saving a draft renews the lease), so an abandoned tab frees the slot.
+    SLOT_STATES = (State.SUBMITTED, State.RETURNED, State.REVISED)
+    LEASED_STATES = (State.CLAIMED, State.DRAFT)
 
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="assignments")
     rater = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="assignments")
@@ -304,6 +315,7 @@ class ReviewEvent(models.Model):
         RETURNED = "returned"
         REVISED = "revised"
         ADJUDICATED = "adjudicated"
+        RESOLVED = "resolved", "Resolved by consensus"
 
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="events")
     assignment = models.ForeignKey(
@@ -344,7 +356,17 @@ class Inspection(models.Model):
 
 
 class FinalLabel(models.Model):
-    """The label that stands after inspection, kept apart from the raters' own ratings."""
+    """The label that stands for a resolved item, kept apart from the raters' own ratings.
+
+    Written for every resolved item: by an inspector (accept / adjudicate), or automatically when
+    the raters agreed and the policy sent the item to no inspection (`source` consensus, no
+    inspection and no deciding user).
+    """
+
+    class Source(models.TextChoices):
+        CONSENSUS = "consensus", "Raters agreed (not inspected)"
+        ACCEPTED = "accepted", "Accepted by an inspector"
+        ADJUDICATED = "adjudicated", "Set by an inspector"
 
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="final_labels")
     task = models.ForeignKey(TaskType, on_delete=models.PROTECT, related_name="+")
@@ -353,8 +375,13 @@ class FinalLabel(models.Model):
     mcq = models.ForeignKey(MCQ, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     label = models.CharField(max_length=32)
     reason = models.TextField(blank=True)
-    inspection = models.ForeignKey(Inspection, on_delete=models.PROTECT, related_name="final_labels")
-    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    source = models.CharField(max_length=12, choices=Source.choices, default=Source.ADJUDICATED)
+    inspection = models.ForeignKey(
+        Inspection, null=True, blank=True, on_delete=models.PROTECT, related_name="final_labels"
+    )
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
