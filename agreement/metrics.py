@@ -51,6 +51,7 @@ __all__ = [
     "case_score",
     "case_scores",
     "cohen_kappa",
+    "conger_kappa",
     "count_matrix",
     "encode_ratings",
     "fleiss_kappa",
@@ -750,42 +751,46 @@ def brennan_prediger(
     return _multirater(ratings, categories, weights, "bp", confidence)
 
 
-def cohen_kappa(
-    ratings: Any,
-    categories: Sequence[Any] | None = None,
-    weights: Any = None,
-    *,
-    confidence: float = 0.95,
+def _conger(
+    codes: np.ndarray, cats: list[Any], W: np.ndarray, name: str, confidence: float
 ) -> AgreementResult:
-    """Cohen's kappa for exactly two raters (columns).
-
-    Only subjects rated by both raters are used (listwise deletion, as
-    scikit-learn and irrCAC's contingency-table ``cohen`` require).  Weights
-    (``None``, ``"linear"``, ``"quadratic"`` or a matrix) use category
-    *positions*, so the value equals ``sklearn.metrics.cohen_kappa_score``;
-    SE, CI and p follow irrCAC ``table.CAC.cohen``.
-    """
-    codes, cats = encode_ratings(ratings, categories)
-    name = "Cohen's kappa"
-    if codes.size and codes.shape[1] != 2:
-        raise ValueError(f"cohen_kappa needs exactly two raters, got {codes.shape[1]}")
+    """Conger's kappa with Gwet's raw-data variance (irrCAC ``raw.CAC.conger``)."""
     q = len(cats)
-    both = (codes >= 0).all(axis=1) if codes.size else np.zeros(0, dtype=bool)
-    n_any = int((codes >= 0).any(axis=1).sum()) if codes.size else 0
-    n = int(both.sum())
+    r = codes.shape[1] if codes.ndim == 2 and codes.size else 0
+    if codes.size:
+        rated_all = codes >= 0
+        keep = rated_all.any(axis=1)
+        codes = codes[keep]
+        rated = rated_all[keep]
+    n = int(codes.shape[0]) if codes.size else 0
     if n == 0:
+        return _empty_result(name, 0, 0, r, cats, "no ratings")
+    ct = count_matrix(codes, q, transposed=True).astype(float, copy=False)
+    ri = ct.sum(axis=0)
+    m2 = ri >= 2
+    n2 = int(m2.sum())
+    if n2 == 0:
         return _empty_result(
-            name, n_any, 0, 2, cats, "no subject rated by both raters" if n_any else "no ratings"
+            name, n, 0, r, cats, "no subject has two or more ratings: observed agreement undefined"
         )
-    a = codes[both, 0].astype(np.int64)
-    b = codes[both, 1].astype(np.int64)
-    table = np.bincount(a * q + b, minlength=q * q).reshape(q, q).astype(float)
-    W = weight_matrix(weights, cats, use_values=False)
-    p = table / n
-    pa = float((p * W).sum())
-    pk = p.sum(axis=1)
-    pl = p.sum(axis=0)
-    pe = float((W * np.outer(pk, pl)).sum())
+    if q == 1:
+        return _empty_result(
+            name, n, n2, r, cats, "only one category: chance agreement pe = 1, kappa = 0/0 undefined"
+        )
+    # classification matrix: how often rater g chose category k (loop over raters only)
+    classif = np.stack([np.bincount(codes[rated[:, g], g].astype(np.int64), minlength=q) for g in range(r)])
+    ng = classif.sum(axis=1).astype(float)
+    if (ng == 0).any():
+        return _empty_result(name, n, n2, r, cats, "a rater has no ratings: rater marginals undefined")
+    sum_q = np.einsum("kn,kn->n", ct, W @ ct) - ri
+    den = ri * (ri - 1)
+    den[~m2] = 1.0
+    pa_i = np.where(m2, sum_q / den, 0.0)
+    pa = float(pa_i.sum()) / n2
+    P = classif / ng[:, None]  # r x q rater marginals
+    pbar = P.mean(axis=0)
+    s2 = (P.T @ P - r * np.outer(pbar, pbar)) / (r - 1)
+    pe = float((W * (np.outer(pbar, pbar) - s2 / r)).sum())
     if not (1 - pe) > 1e-14:
         return AgreementResult(
             coefficient=name,
@@ -797,18 +802,25 @@ def cohen_kappa(
             pa=pa,
             pe=pe,
             n_subjects=n,
-            n_paired=n,
-            n_raters=2,
+            n_paired=n2,
+            n_raters=r,
             categories=tuple(cats),
-            reason="chance agreement pe = 1 (both raters used a single category): kappa is 0/0, undefined",
+            reason="chance agreement pe = 1 (raters used a single category): kappa is 0/0, undefined",
         )
     kappa = (pa - pe) / (1 - pe)
-    # irrCAC table.CAC.cohen: pb_dot_k = (W * p_dot_l).sum(axis=0), etc.
-    pb_dot_k = (W * pl[:, None]).sum(axis=0)
-    pbl_dot = (W * pk[:, None]).sum(axis=0)
-    term = W - (1 - kappa) * (pb_dot_k[:, None] + pbl_dot[None, :])
-    sum1 = float((p * term**2).sum())
-    var = (sum1 - (pa - 2 * (1 - kappa) * pe) ** 2) / (n * (1 - pe) ** 2)
+    # irrCAC's lambda_ig, vectorised:
+    # lambda_ig = n/n_g * (e_ig B[g, c_ig] - (e_ig - n_g/n) S_g)
+    # A[g,k] = r pbar_k - P[g,k]; B = A W; S_g = sum_k (P W')[g,k] A[g,k]
+    A = r * pbar[None, :] - P
+    B = A @ W
+    S = ((P @ W.T) * A).sum(axis=1)
+    E = rated.astype(float)
+    Bg = B[np.arange(r)[None, :], np.where(rated, codes, 0)]
+    lam = (n / ng)[None, :] * (E * Bg - (E - ng[None, :] / n) * S[None, :])
+    pe_i = lam.sum(axis=1) / (r * (r - 1))
+    coef_i = (n / n2) * (pa_i - pe * m2) / (1 - pe) - 2 * (1 - kappa) * (pe_i - pe) / (1 - pe)
+    dev = coef_i - kappa
+    var = float(dev @ dev) / (n * (n - 1)) if n >= 2 else None
     se, ci, p1, p2 = _inference(kappa, var, n, confidence)
     reason = None if se is not None else "a single subject: standard error undefined"
     return AgreementResult(
@@ -821,11 +833,50 @@ def cohen_kappa(
         pa=pa,
         pe=pe,
         n_subjects=n,
-        n_paired=n,
-        n_raters=2,
+        n_paired=n2,
+        n_raters=r,
         categories=tuple(cats),
         reason=reason,
     )
+
+
+def cohen_kappa(
+    ratings: Any,
+    categories: Sequence[Any] | None = None,
+    weights: Any = None,
+    *,
+    confidence: float = 0.95,
+) -> AgreementResult:
+    """Cohen's kappa for exactly two raters (columns), missing ratings allowed.
+
+    Computed as Conger's kappa for two raters with Gwet's raw-data variance,
+    i.e. irrCAC ``raw.CAC(...).conger()``: ``pa`` over subjects rated by
+    both, ``pe = sum_kl w_kl p_1k p_2l`` from each rater's own marginals
+    over all of that rater's ratings.  On complete data the value equals
+    ``sklearn.metrics.cohen_kappa_score``.  Weights (``None``, ``"linear"``,
+    ``"quadratic"`` or a matrix) use category *positions* as scikit-learn
+    does.
+    """
+    codes, cats = encode_ratings(ratings, categories)
+    if codes.size and codes.shape[1] != 2:
+        raise ValueError(f"cohen_kappa needs exactly two raters, got {codes.shape[1]}")
+    W = weight_matrix(weights, cats, use_values=False)
+    return _conger(codes, cats, W, "Cohen's kappa", confidence)
+
+
+def conger_kappa(
+    ratings: Any,
+    categories: Sequence[Any] | None = None,
+    *,
+    weights: Any = None,
+    confidence: float = 0.95,
+) -> AgreementResult:
+    """Conger's (1980) generalised kappa for any number of raters (irrCAC ``conger``).
+
+    Weights use category values when numeric (irrCAC raw convention).
+    """
+    codes, cats = encode_ratings(ratings, categories)
+    return _conger(codes, cats, weight_matrix(weights, cats), "Conger's kappa", confidence)
 
 
 def percent_agreement(ratings: Any, categories: Sequence[Any] | None = None) -> MetricResult:
