@@ -1,0 +1,560 @@
+"""Writes of the graders app: prompt versions, grader configs, grading jobs and their execution.
+
+How a job runs (durable with any number of workers sharing one PostgreSQL):
+- `grading_job_create` plans the job: every work unit of the selection, split into `GradingChunk`s, and
+  enqueues `parallel_tasks` runner tasks on commit.
+- Each runner (`grading_job_work`) claims one chunk at a time (select_for_update(skip_locked=True)),
+  computes its pending units = chunk units minus stored answers, asks the endpoint with a thread pool of
+  concurrency / parallel_tasks threads OUTSIDE any transaction, and stores answers in small batches with
+  bulk_create(ignore_conflicts=True): the unique constraints of cases make a duplicate impossible even
+  if two runners race on a taken-over chunk. Counters move with F() expressions and are reconciled with
+  the stored rows when the job ends.
+- Cancel is a status flag runners check after every batch; resume re-queues the unfinished chunks of the
+  same job (and GraderRun). A runner killed mid-chunk stops writing its heartbeat; its chunk is taken
+  over by another runner or by a resume, and only the units without a stored answer are asked again.
+"""
+
+import logging
+import time
+import uuid
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import F, Q
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from cases.models import (
+    GraderDecision,
+    GraderKind,
+    GraderRun,
+    JudgeScore,
+    ModelResponse,
+    PairwiseJudgement,
+    PairwiseVerdict,
+    RubricCriterion,
+    Verdict,
+)
+from graders import client as grader_client
+from graders import prompts
+from graders.models import STALE_AFTER, GraderConfig, GradingChunk, GradingJob, JobStatus, PromptTemplate
+from graders.units import UnitKey, all_units, as_key, selection_label, selection_responses, stored_units
+
+logger = logging.getLogger(__name__)
+
+FLUSH_EVERY = 32  # answers per write: small enough that a killed worker loses little, big enough to be cheap
+FLUSH_SECONDS = 1.0  # ... or this long since the last write (also the heartbeat and cancel-check period)
+UNITS_PER_THREAD = 16  # chunk size = threads x this, so a chunk's tail wastes at most 1/16 of it
+MAX_CHUNK = 1000
+
+
+# ------------------------------------------------------------------------------------------ prompts
+
+
+def prompt_template_get_or_create(
+    *, kind: str, version: str, text: str, created_by: AbstractBaseUser | None = None
+) -> PromptTemplate:
+    """The template for (kind, version); a version that exists with another text is refused."""
+    version = version.strip()
+    problems = prompts.validate_template(kind, text)
+    if not version:
+        problems.append("Give the prompt a version.")
+    if problems:
+        raise ValidationError({"prompt_text": problems})
+    # One transaction so two admins saving the same new version cannot both create it.
+    with transaction.atomic():
+        existing = PromptTemplate.objects.select_for_update().filter(kind=kind, version=version).first()
+        if existing is not None:
+            if existing.text.replace("\r\n", "\n").strip() != text.replace("\r\n", "\n").strip():
+                raise ValidationError({
+                    "prompt_version": f"Version {version} of the {kind} prompt exists with a different text; "
+                    "prompt versions are immutable, so give the edited prompt a new version."
+                })
+            return existing
+        return PromptTemplate.objects.create(kind=kind, version=version, text=text, created_by=created_by)
+
+
+def prompt_template_default(*, kind: str) -> PromptTemplate:
+    """The built-in prompt for a kind (version v1), created on first use."""
+    return prompt_template_get_or_create(
+        kind=kind, version=prompts.DEFAULT_VERSION, text=prompts.DEFAULT_PROMPTS[kind]
+    )
+
+
+# ------------------------------------------------------------------------------------------ configs
+
+CONFIG_FIELDS = (
+    "name", "kind", "base_url", "model", "temperature", "max_tokens", "concurrency", "timeout_seconds",
+    "max_attempts", "backoff_base_seconds", "price_input_per_1k", "price_output_per_1k", "api_key_env",
+    "axes", "structured_output",
+)
+
+
+def grader_config_save(
+    *,
+    config: GraderConfig | None,
+    data: dict[str, Any],
+    prompt_text: str,
+    prompt_version: str,
+    user: AbstractBaseUser | None,
+) -> GraderConfig:
+    """Create or update a grader config; an edited prompt text must come with a new version."""
+    kind = data.get("kind") or (config.kind if config else "")
+    # One transaction: the prompt version and the config that points at it are saved together.
+    with transaction.atomic():
+        template = prompt_template_get_or_create(
+            kind=kind, version=prompt_version, text=prompt_text, created_by=user
+        )
+        config = config or GraderConfig()
+        endpoint_changed = config.pk is not None and (
+            config.base_url != data.get("base_url", config.base_url) or config.model != data.get("model", config.model)
+        )
+        for name in CONFIG_FIELDS:
+            if name in data:
+                setattr(config, name, data[name])
+        if config.kind == GraderKind.LIKERT_JUDGE and not config.axes:
+            config.axes = list(prompts.LIKERT_AXES)
+        if endpoint_changed or not config.structured_output:
+            config.structured_output_rejected = False  # a new endpoint deserves a new try
+        config.prompt = template
+        config.full_clean()
+        config.save()
+    return config
+
+
+# ------------------------------------------------------------------------------------------ jobs
+
+
+def _snapshot(config: GraderConfig) -> dict[str, Any]:
+    return {
+        "name": config.name, "kind": config.kind, "base_url": config.base_url, "model": config.model,
+        "temperature": config.temperature, "max_tokens": config.max_tokens, "concurrency": config.concurrency,
+        "timeout_seconds": config.timeout_seconds, "max_attempts": config.max_attempts,
+        "backoff_base_seconds": config.backoff_base_seconds, "api_key_env": config.api_key_env,
+        "axes": list(config.axes or []), "structured_output": config.structured_output,
+    }
+
+
+def _enqueue_runners(job_id: int, count: int) -> None:
+    from graders.tasks import grading_job_run  # tasks imports this module
+
+    for _ in range(count):
+        grading_job_run.enqueue(job_id)
+
+
+def grading_job_create(
+    *,
+    config: GraderConfig,
+    selection: dict[str, Any],
+    created_by: AbstractBaseUser | None,
+    parallel_tasks: int = 2,
+) -> GradingJob:
+    """Plan a job over a selection and queue its runners (after commit)."""
+    responses = selection_responses(selection)
+    axes = list(config.axes or prompts.LIKERT_AXES) if config.kind == GraderKind.LIKERT_JUDGE else []
+    units = all_units(config.kind, responses, axes=axes)
+    if not units:
+        raise ValidationError({"selection": "The selection has nothing to grade (no responses, criteria or pairs)."})
+    parallel_tasks = max(1, min(parallel_tasks, config.concurrency))
+    threads = max(1, config.concurrency // parallel_tasks)
+    size = max(16, min(MAX_CHUNK, threads * UNITS_PER_THREAD))
+    label = selection_label(selection)
+    # One transaction: the run, the job and all its chunks exist together or not at all.
+    with transaction.atomic():
+        run = GraderRun.objects.create(
+            name=f"{config.name} ({timezone.now():%Y-%m-%d %H:%M})", kind=config.kind,
+            grader_model=config.model, prompt_version=config.prompt.version,
+        )
+        job = GradingJob.objects.create(
+            config=config, run=run, selection=selection, selection_label=label[:500], prompt=config.prompt,
+            snapshot=_snapshot(config), parallel_tasks=parallel_tasks, total=len(units),
+            price_input_per_1k=config.price_input_per_1k, price_output_per_1k=config.price_output_per_1k,
+            created_by=created_by,
+        )
+        GradingChunk.objects.bulk_create(
+            GradingChunk(job=job, index=i, units=[list(u) for u in units[start : start + size]])
+            for i, start in enumerate(range(0, len(units), size))
+        )
+        chunks = -(-len(units) // size)
+        transaction.on_commit(lambda: _enqueue_runners(job.pk, min(parallel_tasks, chunks)))
+    return job
+
+
+def grading_job_cancel(*, job: GradingJob) -> GradingJob:
+    """Ask the runners to stop; a job nobody is running is cancelled at once."""
+    # Locks the job row so cancel, resume and a runner finishing cannot interleave.
+    with transaction.atomic():
+        job = GradingJob.objects.select_for_update().get(pk=job.pk)
+        if not job.can_cancel:
+            raise ValidationError(f"A {job.get_status_display().lower()} job cannot be cancelled.")
+        if job.status == JobStatus.QUEUED or job.is_stale:
+            job.chunks.filter(status=GradingChunk.Status.RUNNING).update(
+                status=GradingChunk.Status.PENDING, heartbeat_at=None
+            )
+            job.status = JobStatus.CANCELLED
+            job.finished_at = timezone.now()
+        else:
+            job.status = JobStatus.CANCELLING
+        job.save(update_fields=["status", "finished_at"])
+    return job
+
+
+def grading_job_resume(*, job: GradingJob) -> GradingJob:
+    """Queue the job's unfinished chunks again; stored answers are kept and never asked again."""
+    # Locks the job row (and its chunks) so two resumes cannot start two sets of runners.
+    with transaction.atomic():
+        job = GradingJob.objects.select_for_update().get(pk=job.pk)
+        if not job.can_resume:
+            raise ValidationError(f"A {job.get_status_display().lower()} job cannot be resumed.")
+        job.chunks.filter(status=GradingChunk.Status.RUNNING).update(
+            status=GradingChunk.Status.PENDING, heartbeat_at=None
+        )
+        pending = job.chunks.exclude(status=GradingChunk.Status.DONE).count()
+        job.status = JobStatus.QUEUED
+        job.error = ""
+        job.finished_at = None
+        job.heartbeat_at = timezone.now()
+        job.save(update_fields=["status", "error", "finished_at", "heartbeat_at"])
+        runners = max(1, min(job.parallel_tasks, pending))
+        transaction.on_commit(lambda: _enqueue_runners(job.pk, runners))
+    return job
+
+
+def grading_job_retry_failed(*, job: GradingJob) -> GradingJob:
+    """Forget the answers that failed after all retries and ask those units again."""
+    # Locks the job row: the failed answers are deleted and the job re-queued as one step.
+    with transaction.atomic():
+        job = GradingJob.objects.select_for_update().get(pk=job.pk)
+        if job.status in GradingJob.ACTIVE_STATES and not job.is_stale:
+            raise ValidationError("Wait until the job has stopped before retrying its failed decisions.")
+        for model in _answer_models(job.run.kind):
+            status_field = "status" if model is JudgeScore else "verdict"
+            model.objects.filter(run=job.run, **{status_field: Verdict.FAILED}).delete()
+        _reconcile(job)
+        job.chunks.update(status=GradingChunk.Status.PENDING, heartbeat_at=None)
+        job.status = JobStatus.QUEUED
+        job.error = ""
+        job.finished_at = None
+        job.heartbeat_at = timezone.now()
+        job.save()
+        runners = max(1, min(job.parallel_tasks, job.chunks.count()))
+        transaction.on_commit(lambda: _enqueue_runners(job.pk, runners))
+    return job
+
+
+def _answer_models(kind: str) -> list[type]:
+    if kind == GraderKind.RUBRIC_GRADER:
+        return [GraderDecision]
+    if kind == GraderKind.PAIRWISE_JUDGE:
+        return [PairwiseJudgement]
+    return [JudgeScore]
+
+
+def _reconcile(job: GradingJob) -> None:
+    """Set done / invalid / failed from the stored rows (the F() increments can overcount a race)."""
+    (model,) = _answer_models(job.run.kind)
+    status_field = "status" if model is JudgeScore else "verdict"
+    rows = model.objects.filter(run=job.run)
+    job.done = rows.count()
+    job.invalid = rows.filter(**{status_field: Verdict.INVALID}).count()
+    job.failed = rows.filter(**{status_field: Verdict.FAILED}).count()
+
+
+# ------------------------------------------------------------------------------------------ execution
+
+
+def _after_flush(job_id: int, stored: int) -> None:
+    """Called after every batch is stored; tests replace it to simulate a worker killed mid-job."""
+
+
+@dataclass
+class _Ask:
+    key: UnitKey
+    messages: list[dict[str, str]]
+    criterion: str = ""
+
+
+class _Structured:
+    """Whether to send response_format; shared by the threads of one runner."""
+
+    def __init__(self, use: bool) -> None:
+        self.use = use
+        self.rejected = False
+
+
+def _endpoint(snapshot: dict[str, Any]) -> grader_client.Endpoint:
+    return grader_client.Endpoint(
+        base_url=snapshot["base_url"], model=snapshot["model"], api_key_env=snapshot["api_key_env"],
+        temperature=snapshot["temperature"], max_tokens=snapshot["max_tokens"],
+        timeout_seconds=snapshot["timeout_seconds"], max_attempts=snapshot["max_attempts"],
+        backoff_base_seconds=snapshot["backoff_base_seconds"],
+    )
+
+
+def _query_text(revision: Any) -> str:
+    if revision.conversation:
+        return "\n\n".join(f"{t.get('role', 'user')}: {t.get('content', '')}" for t in revision.conversation)
+    return "\n\n".join(part for part in (revision.narrative, revision.core_request) if part)
+
+
+def _build_asks(kind: str, template: str, keys: list[UnitKey]) -> list[_Ask]:
+    """Render the prompt of every unit; two queries whatever the number of units."""
+    response_ids = {k[0] for k in keys} | ({k[1] for k in keys} if kind == GraderKind.PAIRWISE_JUDGE else set())
+    responses = ModelResponse.objects.select_related("revision").in_bulk(response_ids)
+    criteria = (
+        RubricCriterion.objects.in_bulk({k[1] for k in keys}) if kind == GraderKind.RUBRIC_GRADER else {}
+    )
+    asks = []
+    for key in keys:
+        first = responses[key[0]]
+        revision = first.revision
+        values: dict[str, Any] = {
+            "query": _query_text(revision), "narrative": revision.narrative, "reference": revision.doctor_advice,
+        }
+        criterion_text = ""
+        if kind == GraderKind.RUBRIC_GRADER:
+            criterion = criteria[key[1]]
+            criterion_text = criterion.text
+            values.update(response=first.text, criterion=criterion.text, points=criterion.points, axis=criterion.axis)
+        elif kind == GraderKind.PAIRWISE_JUDGE:
+            a, b = first.text, responses[key[1]].text
+            shown = (a, b) if key[2] == "ab" else (b, a)
+            values.update(response_a=shown[0], response_b=shown[1])
+        else:
+            values.update(response=first.text, axis=key[1], axis_rubric=prompts.axis_rubric(key[1]))
+        asks.append(_Ask(key=key, messages=prompts.render(template, values), criterion=criterion_text))
+    return asks
+
+
+def _call(
+    client: Any, endpoint: grader_client.Endpoint, ask: _Ask, structured: _Structured, kind: str
+) -> grader_client.CallResult:
+    """Runs in a pool thread: network only, no database."""
+    response_format = prompts.json_schema(kind) if structured.use else None
+    result = grader_client.complete(client, endpoint, ask.messages, response_format=response_format)
+    if result.structured_rejected:
+        structured.use = False
+        structured.rejected = True
+    return result
+
+
+def _row(kind: str, run_id: int, ask: _Ask, result: grader_client.CallResult) -> tuple[Any, str]:
+    """The row to store for one answer, and its status (met / not_met / invalid / failed / A / B / tie)."""
+    common = {
+        "run_id": run_id, "raw_output": result.text, "latency_ms": result.latency_ms,
+        "input_tokens": result.input_tokens, "output_tokens": result.output_tokens,
+        "attempts": max(1, result.attempts),
+    }
+    key = ask.key
+    if not result.ok:
+        status = Verdict.FAILED
+        parsed = prompts.Parsed(verdict=status, error=result.error)
+    elif kind == GraderKind.RUBRIC_GRADER:
+        parsed = prompts.parse_rubric(result.text, criterion=ask.criterion)
+    elif kind == GraderKind.PAIRWISE_JUDGE:
+        parsed = prompts.parse_pairwise(result.text)
+    else:
+        parsed = prompts.parse_score(result.text, kind=kind)
+    common.update(reasoning=parsed.reasoning, error=parsed.error)
+    if kind == GraderKind.RUBRIC_GRADER:
+        return GraderDecision(response_id=key[0], criterion_id=key[1], verdict=parsed.verdict, **common), parsed.verdict
+    if kind == GraderKind.PAIRWISE_JUDGE:
+        verdict = parsed.verdict
+        if key[2] == "ba" and verdict in (PairwiseVerdict.A, PairwiseVerdict.B):
+            # The prompt showed response_b first; store the verdict in terms of response_a / response_b.
+            verdict = PairwiseVerdict.B if verdict == PairwiseVerdict.A else PairwiseVerdict.A
+        return PairwiseJudgement(
+            response_a_id=key[0], response_b_id=key[1], order=key[2], verdict=verdict, **common
+        ), verdict
+    return JudgeScore(
+        response_id=key[0], axis=key[1], status=parsed.verdict, raw_score=parsed.raw_score,
+        normalized_score=parsed.normalized_score, **common,
+    ), parsed.verdict
+
+
+def _flush(
+    job: GradingJob, chunk: GradingChunk, batch: list[tuple[_Ask, grader_client.CallResult]], structured: _Structured
+) -> str:
+    """Store a batch of answers, move the counters, beat the heart; returns the job's status."""
+    kind = job.run.kind
+    rows, statuses = [], []
+    for ask, result in batch:
+        row, status = _row(kind, job.run_id, ask, result)
+        rows.append(row)
+        statuses.append(status)
+    now = timezone.now()
+    # One transaction: answers and the counters that describe them are stored together. No row lock: the
+    # unique constraints reject duplicates (ignore_conflicts) and F() increments cannot lose updates.
+    with transaction.atomic():
+        if rows:
+            type(rows[0]).objects.bulk_create(rows, ignore_conflicts=True)
+        GradingJob.objects.filter(pk=job.pk).update(
+            done=F("done") + len(rows),
+            invalid=F("invalid") + statuses.count(Verdict.INVALID),
+            failed=F("failed") + statuses.count(Verdict.FAILED),
+            retries=F("retries") + sum(r.retries for _, r in batch),
+            input_tokens=F("input_tokens") + sum(r.input_tokens or 0 for _, r in batch),
+            output_tokens=F("output_tokens") + sum(r.output_tokens or 0 for _, r in batch),
+            heartbeat_at=now,
+        )
+        GradingChunk.objects.filter(pk=chunk.pk).update(heartbeat_at=now)
+        if structured.rejected:
+            GraderConfig.objects.filter(pk=job.config_id).update(structured_output_rejected=True)
+            structured.rejected = False
+    return GradingJob.objects.filter(pk=job.pk).values_list("status", flat=True).get()
+
+
+def _claim_chunk(job: GradingJob, worker_id: str) -> GradingChunk | None:
+    now = timezone.now()
+    # Locks one claimable chunk; skip_locked lets concurrent runners take the next one instead of waiting.
+    with transaction.atomic():
+        chunk = (
+            GradingChunk.objects.select_for_update(skip_locked=True)
+            .filter(job_id=job.pk)
+            .filter(
+                Q(status=GradingChunk.Status.PENDING)
+                | Q(status=GradingChunk.Status.RUNNING, heartbeat_at__lt=now - STALE_AFTER)
+            )
+            .order_by("index")
+            .first()
+        )
+        if chunk is None:
+            return None
+        chunk.status = GradingChunk.Status.RUNNING
+        chunk.claimed_by = worker_id
+        chunk.claims += 1
+        chunk.heartbeat_at = now
+        chunk.save(update_fields=["status", "claimed_by", "claims", "heartbeat_at"])
+    return chunk
+
+
+def _release_chunk(chunk: GradingChunk, *, done: bool) -> None:
+    status = GradingChunk.Status.DONE if done else GradingChunk.Status.PENDING
+    GradingChunk.objects.filter(pk=chunk.pk).update(status=status, heartbeat_at=timezone.now() if done else None)
+
+
+def _process_chunk(
+    job: GradingJob,
+    chunk: GradingChunk,
+    *,
+    client: Any,
+    endpoint: grader_client.Endpoint,
+    threads: int,
+    structured: _Structured,
+) -> str:
+    """Ask every pending unit of the chunk; returns the job status seen last."""
+    kind = job.run.kind
+    keys = [as_key(u) for u in chunk.units]
+    stored = stored_units(kind, job.run, among=keys)
+    pending = [k for k in keys if k not in stored]
+    if not pending:
+        return GradingJob.objects.filter(pk=job.pk).values_list("status", flat=True).get()
+    asks = _build_asks(kind, job.prompt.text, pending)
+    status = JobStatus.RUNNING
+    batch: list[tuple[_Ask, grader_client.CallResult]] = []
+    last_flush = time.monotonic()
+    stored_count = 0
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix=f"grader-{job.pk}") as pool:
+        futures: dict[Future, _Ask] = {pool.submit(_call, client, endpoint, a, structured, kind): a for a in asks}
+        waiting = set(futures)
+        while waiting:
+            finished, waiting = wait(waiting, timeout=FLUSH_SECONDS, return_when=FIRST_COMPLETED)
+            batch.extend((futures[f], f.result()) for f in finished)
+            if len(batch) >= FLUSH_EVERY or time.monotonic() - last_flush >= FLUSH_SECONDS or not waiting:
+                status = _flush(job, chunk, batch, structured)
+                stored_count += len(batch)
+                batch = []
+                last_flush = time.monotonic()
+                _after_flush(job.pk, stored_count)
+                if status != JobStatus.RUNNING:
+                    # Cancelled: drop what has not started; answers already paid for are still stored.
+                    for future in waiting:
+                        future.cancel()
+                    running = {f for f in waiting if not f.cancelled()}
+                    wait(running)
+                    rest = [(futures[f], f.result()) for f in running]
+                    if rest:
+                        _flush(job, chunk, rest, structured)
+                    return status
+    return status
+
+
+def _settle_cancel(job_id: int) -> None:
+    """The last runner out turns a cancelling job into a cancelled one."""
+    now = timezone.now()
+    live = GradingChunk.objects.filter(
+        job_id=job_id, status=GradingChunk.Status.RUNNING, heartbeat_at__gte=now - STALE_AFTER
+    )
+    if not live.exists():
+        GradingJob.objects.filter(pk=job_id, status=JobStatus.CANCELLING).update(
+            status=JobStatus.CANCELLED, finished_at=now
+        )
+
+
+def _finish(job_id: int) -> None:
+    # Locks the job row: of several runners finding no more chunks, exactly one marks the job done.
+    with transaction.atomic():
+        job = GradingJob.objects.select_for_update().select_related("run").get(pk=job_id)
+        if job.status != JobStatus.RUNNING:
+            return
+        if job.chunks.exclude(status=GradingChunk.Status.DONE).exists():
+            return  # another runner is still on a chunk; it will finish the job
+        _reconcile(job)
+        job.status = JobStatus.DONE
+        job.finished_at = timezone.now()
+        job.heartbeat_at = job.finished_at
+        job.save(update_fields=["done", "invalid", "failed", "status", "finished_at", "heartbeat_at"])
+
+
+def _fail(job_id: int, error: str) -> None:
+    GradingJob.objects.filter(pk=job_id, status__in=GradingJob.ACTIVE_STATES).update(
+        status=JobStatus.FAILED, error=error[:5000], finished_at=timezone.now()
+    )
+
+
+def grading_job_work(
+    *, job_id: int, worker_id: str | None = None, make_client: Callable[..., Any] = grader_client.make_client
+) -> str:
+    """One runner: claim chunks of the job until none is left, the job is cancelled, or it fails.
+
+    Safe to run any number of times concurrently; returns the job status it saw last.
+    """
+    worker_id = worker_id or uuid.uuid4().hex[:16]
+    now = timezone.now()
+    GradingJob.objects.filter(pk=job_id, status=JobStatus.QUEUED).update(
+        status=JobStatus.RUNNING, started_at=Coalesce(F("started_at"), now), heartbeat_at=now
+    )
+    job = GradingJob.objects.select_related("config", "run", "prompt").get(pk=job_id)
+    if job.status == JobStatus.CANCELLING:
+        _settle_cancel(job_id)
+        return JobStatus.CANCELLED
+    if job.status != JobStatus.RUNNING:
+        return job.status
+    endpoint = _endpoint(job.snapshot)
+    try:
+        client = make_client(endpoint)
+    except grader_client.MissingApiKey as exc:
+        _fail(job_id, str(exc))
+        return JobStatus.FAILED
+    threads = max(1, job.snapshot.get("concurrency", job.config.concurrency) // job.parallel_tasks)
+    structured = _Structured(job.snapshot.get("structured_output", True) and not job.config.structured_output_rejected)
+    logger.info("Runner %s on grading job %s with %d threads", worker_id, job_id, threads)
+    while True:
+        chunk = _claim_chunk(job, worker_id)
+        if chunk is None:
+            _finish(job_id)
+            break
+        status = _process_chunk(
+            job, chunk, client=client, endpoint=endpoint, threads=threads, structured=structured
+        )
+        if status != JobStatus.RUNNING:
+            _release_chunk(chunk, done=False)
+            _settle_cancel(job_id)
+            break
+        _release_chunk(chunk, done=True)
+    return GradingJob.objects.filter(pk=job_id).values_list("status", flat=True).get()
