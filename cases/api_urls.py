@@ -1,5 +1,10 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
+
+from cases import api
 
 app_name = "cases_api"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("datasets/", api.DatasetListAPI.as_view(), name="dataset_list"),
+    path("imports/", api.ImportAPI.as_view(), name="import"),
+]

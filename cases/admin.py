@@ -1,0 +1,182 @@
+"""Django admin for benchmark data. Imported text is immutable: cases, criteria, responses and
+grader outputs are browsable but never added, edited or deleted here (a changed text is a new
+revision, made by importing a release)."""
+
+from typing import Any
+
+from django.contrib import admin
+from django.http import HttpRequest
+
+from cases.models import (
+    MCQ,
+    Case,
+    CaseRevision,
+    Dataset,
+    GraderDecision,
+    GraderRun,
+    ImportJob,
+    JudgeScore,
+    ModelResponse,
+    PairwiseJudgement,
+    QuestionSet,
+    Release,
+    RubricCriterion,
+    Specialty,
+    Theme,
+)
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class ReadOnlyInline(admin.TabularInline):
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Dataset)
+class DatasetAdmin(admin.ModelAdmin):
+    """Only the description is editable; the name identifies the dataset in imports."""
+
+    list_display = ["name", "created_at"]
+    search_fields = ["name"]
+    readonly_fields = ["created_at"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        return ["name", "created_at"] if obj else ["created_at"]
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Release)
+class ReleaseAdmin(ReadOnlyAdmin):
+    list_display = ["dataset", "label", "format", "model_name", "file_name", "imported_by", "imported_at", "status"]
+    list_filter = ["dataset", "format", "status"]
+    search_fields = ["label", "file_name", "sha256", "model_name"]
+    list_select_related = ["dataset", "imported_by"]
+
+
+@admin.register(Specialty, Theme)
+class NameAdmin(admin.ModelAdmin):
+    list_display = ["name"]
+    search_fields = ["name"]
+
+
+class RevisionInline(ReadOnlyInline):
+    model = CaseRevision
+    fields = ["number", "release", "language", "content_hash", "created_at"]
+
+
+@admin.register(Case)
+class CaseAdmin(ReadOnlyAdmin):
+    list_display = ["external_id", "dataset", "current_revision", "created_at"]
+    list_filter = ["dataset"]
+    search_fields = ["external_id"]
+    list_select_related = ["dataset", "current_revision__case__dataset"]
+    inlines = [RevisionInline]
+
+
+class CriterionInline(ReadOnlyInline):
+    model = RubricCriterion
+    fields = ["order", "points", "axis", "text"]
+
+
+@admin.register(CaseRevision)
+class CaseRevisionAdmin(ReadOnlyAdmin):
+    list_display = ["case", "number", "release", "language", "difficulty", "register", "post_time"]
+    list_filter = ["case__dataset", "language", "difficulty", "register", "release", "specialties", "themes"]
+    search_fields = ["case__external_id", "narrative", "core_request"]
+    list_select_related = ["case__dataset", "release__dataset"]
+    inlines = [CriterionInline]
+
+
+@admin.register(RubricCriterion)
+class RubricCriterionAdmin(ReadOnlyAdmin):
+    list_display = ["revision", "order", "points", "axis", "text"]
+    list_filter = ["axis", "revision__case__dataset"]
+    search_fields = ["text", "revision__case__external_id"]
+    list_select_related = ["revision__case__dataset"]
+
+
+class MCQInline(ReadOnlyInline):
+    model = MCQ
+    fields = ["order", "stage", "question", "correct_answer"]
+
+
+@admin.register(QuestionSet)
+class QuestionSetAdmin(ReadOnlyAdmin):
+    list_display = ["revision"]
+    search_fields = ["revision__case__external_id", "scenario"]
+    list_select_related = ["revision__case__dataset"]
+    inlines = [MCQInline]
+
+
+@admin.register(MCQ)
+class MCQAdmin(ReadOnlyAdmin):
+    list_display = ["question_set", "order", "stage", "correct_answer"]
+    list_filter = ["stage"]
+    search_fields = ["question", "question_set__revision__case__external_id"]
+    list_select_related = ["question_set__revision__case__dataset"]
+
+
+@admin.register(ModelResponse)
+class ModelResponseAdmin(ReadOnlyAdmin):
+    list_display = ["revision", "model_name", "finish_reason", "release", "created_at"]
+    list_filter = ["model_name", "finish_reason", "revision__case__dataset"]
+    search_fields = ["revision__case__external_id", "model_name", "text"]
+    list_select_related = ["revision__case__dataset", "release__dataset"]
+
+
+@admin.register(GraderRun)
+class GraderRunAdmin(ReadOnlyAdmin):
+    list_display = ["name", "kind", "grader_model", "prompt_version", "release", "created_at"]
+    list_filter = ["kind", "grader_model"]
+    search_fields = ["name", "grader_model"]
+    list_select_related = ["release__dataset"]
+
+
+@admin.register(GraderDecision)
+class GraderDecisionAdmin(ReadOnlyAdmin):
+    list_display = ["run", "response", "criterion", "verdict", "created_at"]
+    list_filter = ["verdict", "run"]
+    search_fields = ["response__revision__case__external_id", "criterion__text", "reasoning"]
+    list_select_related = ["run", "response__revision__case__dataset", "criterion"]
+
+
+@admin.register(JudgeScore)
+class JudgeScoreAdmin(ReadOnlyAdmin):
+    list_display = ["run", "response", "axis", "status", "raw_score", "normalized_score"]
+    list_filter = ["status", "axis", "run"]
+    search_fields = ["response__revision__case__external_id"]
+    list_select_related = ["run", "response__revision__case__dataset"]
+
+
+@admin.register(PairwiseJudgement)
+class PairwiseJudgementAdmin(ReadOnlyAdmin):
+    list_display = ["run", "response_a", "response_b", "order", "verdict"]
+    list_filter = ["verdict", "order", "run"]
+    list_select_related = ["run", "response_a__revision__case__dataset", "response_b__revision__case__dataset"]
+
+
+@admin.register(ImportJob)
+class ImportJobAdmin(ReadOnlyAdmin):
+    list_display = ["file_name", "format", "dataset_name", "release_label", "status", "created_by", "created_at"]
+    list_filter = ["status", "format"]
+    search_fields = ["file_name", "dataset_name", "release_label", "sha256"]
+    list_select_related = ["created_by"]

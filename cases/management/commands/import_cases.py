@@ -1,0 +1,89 @@
+"""python manage.py import_cases FORMAT FILE [--dataset NAME] [--release LABEL] [--model NAME]
+[--grader-model NAME] [--dry-run] [--json]"""
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from tqdm import tqdm
+
+from cases.models import ImportFormat
+from cases.services import DEFAULT_DATASETS, DEFAULT_GRADER_MODEL, ImportReport, release_import
+
+
+class Command(BaseCommand):
+    help = "Import one benchmark release file (one transaction: everything or nothing)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("format", choices=ImportFormat.values)
+        parser.add_argument("file", type=Path)
+        parser.add_argument("--dataset", help="Dataset name (default: from the format, e.g. LiveMedBench)")
+        parser.add_argument("--release", help="Release label, e.g. v202601 (default: the file name)")
+        parser.add_argument("--model", help="For responses and grades: the model that answered")
+        parser.add_argument("--grader-model", default=DEFAULT_GRADER_MODEL,
+                            help=f"For grades: the grader model (default {DEFAULT_GRADER_MODEL})")
+        parser.add_argument("--dry-run", action="store_true", help="Validate and report; write nothing")
+        parser.add_argument("--json", action="store_true", help="Print one JSON object on stdout")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        path: Path = options["file"]
+        fmt: str = options["format"]
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise CommandError(f"{path}: cannot read the file: {exc.strerror}") from exc
+        show_bar = not options["json"] and sys.stderr.isatty()
+        bar: tqdm | None = None
+
+        def progress(stage: str, done: int, total: int) -> None:
+            nonlocal bar
+            if stage == "done":
+                if bar is not None:
+                    bar.close()
+                return
+            if bar is None or bar.desc != stage:
+                if bar is not None:
+                    bar.close()
+                bar = tqdm(total=total, desc=stage, unit="row", file=sys.stderr)
+            bar.total = total
+            bar.n = done
+            bar.refresh()
+
+        report = release_import(
+            fmt=fmt, data=data, file_name=path.name,
+            dataset_name=options["dataset"] or DEFAULT_DATASETS[ImportFormat(fmt)],
+            release_label=options["release"] or path.stem, model_name=options["model"],
+            grader_model=options["grader_model"], dry_run=options["dry_run"],
+            progress=progress if show_bar else None,
+        )
+        if options["json"]:
+            self.stdout.write(json.dumps(report.to_dict(), ensure_ascii=False))
+        else:
+            self._print(report)
+        if not report.ok:
+            # A refusal is a failure for scripts and CI; the errors are already printed.
+            sys.exit(1)
+
+    def _print(self, report: ImportReport) -> None:
+        counts = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in report.created.items() if n)
+        if report.status == "refused":
+            self.stderr.write(self.style.ERROR(
+                f"Refused {report.file_name}: {len(report.errors)} error(s); nothing was written."
+            ))
+            for error in report.errors:
+                self.stderr.write(f"  {error}")
+        elif report.status == "unchanged":
+            self.stdout.write(f"Unchanged: {report.file_name} was already imported into {report.dataset}.")
+        else:
+            verb = "Would create" if report.status == "dry-run" else "Imported"
+            self.stdout.write(self.style.SUCCESS(
+                f"{verb} {report.file_name} into {report.dataset} {report.release_label}: {counts or 'nothing new'}"
+            ))
+            left = ", ".join(f"{n} {k}" for k, n in report.unchanged.items() if n)
+            if left:
+                self.stdout.write(f"  left alone (unchanged): {left}")
+            if report.changed:
+                self.stdout.write(f"  new text for: {', '.join(report.changed[:20])}"
+                                  + (" ..." if len(report.changed) > 20 else ""))

@@ -1,0 +1,67 @@
+from rest_framework import serializers
+
+from cases.models import Dataset, ImportFormat, Release
+from cases.services import DEFAULT_GRADER_MODEL
+
+
+class ReleaseSerializer(serializers.ModelSerializer):
+    imported_by = serializers.StringRelatedField()
+
+    class Meta:
+        model = Release
+        fields = ["id", "label", "format", "model_name", "file_name", "sha256", "imported_by", "imported_at",
+                  "counts", "status"]
+
+
+class DatasetSerializer(serializers.ModelSerializer):
+    case_count = serializers.IntegerField(read_only=True)
+    releases = ReleaseSerializer(many=True, read_only=True, source="release_list")
+
+    class Meta:
+        model = Dataset
+        fields = ["id", "name", "description", "case_count", "releases"]
+
+
+class ImportRequestSerializer(serializers.Serializer):
+    format = serializers.ChoiceField(choices=ImportFormat.choices)
+    file = serializers.FileField()
+    dataset = serializers.CharField(max_length=100, required=False, allow_blank=True)
+    release = serializers.CharField(max_length=100, required=False, allow_blank=True)
+    model = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    grader_model = serializers.CharField(max_length=200, required=False, default=DEFAULT_GRADER_MODEL)
+    dry_run = serializers.BooleanField(required=False, default=False)
+
+
+class ImportErrorSerializer(serializers.Serializer):
+    file = serializers.CharField()
+    record = serializers.IntegerField(allow_null=True, help_text="Position in a JSON list (from 1) or line number")
+    field = serializers.CharField(allow_null=True)
+    message = serializers.CharField()
+
+
+class CreatedCountsSerializer(serializers.Serializer):
+    cases = serializers.IntegerField()
+    criteria = serializers.IntegerField()
+    question_sets = serializers.IntegerField()
+    mcqs = serializers.IntegerField()
+    responses = serializers.IntegerField()
+    grader_decisions = serializers.IntegerField()
+    revisions = serializers.IntegerField()
+
+
+class ImportReportSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=["imported", "unchanged", "dry-run", "refused"])
+    format = serializers.CharField()
+    file = serializers.CharField()
+    sha256 = serializers.CharField()
+    dataset = serializers.CharField()
+    release = serializers.CharField()
+    model = serializers.CharField()
+    records = serializers.IntegerField()
+    created = CreatedCountsSerializer()
+    unchanged = serializers.DictField(child=serializers.IntegerField())
+    changed = serializers.ListField(child=serializers.CharField())
+    errors = ImportErrorSerializer(many=True)
+    release_id = serializers.IntegerField(allow_null=True)
+    grader_run_id = serializers.IntegerField(allow_null=True)
+    seconds = serializers.FloatField()
