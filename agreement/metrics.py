@@ -396,8 +396,9 @@ def encode_ratings(ratings: Any, categories: Sequence[Any] | None = None) -> tup
     """
     arr = _as_2d(ratings)
     shape = arr.shape
-    if arr.dtype.kind == "b":
-        arr = arr.astype(np.int64)
+    is_bool = arr.dtype.kind == "b"
+    if is_bool:
+        arr = arr.astype(np.int8)
     flat = arr.reshape(-1)
     declared = None if categories is None else list(categories)
 
@@ -414,6 +415,8 @@ def encode_ratings(ratings: Any, categories: Sequence[Any] | None = None) -> tup
         fast = _encode_numeric(np.asarray(flat), declared, int_labels)
         if fast is not None:
             codes, cats = fast
+            if is_bool and declared is None:
+                cats = [bool(c) for c in cats]
             return codes.reshape(shape), cats
 
     if flat.dtype.kind == "O":

@@ -27,6 +27,13 @@ from agreement import metrics as M
 TOL = 1e-9
 approx = pytest.approx
 
+# irrCAC mutates a slice of its input and sklearn warns on degenerate kappa:
+# both are the reference implementations' noise, not ours.
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::pandas.errors.SettingWithCopyWarning"),
+    pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning"),
+]
+
 
 # ---------------------------------------------------------------------------
 # helpers
@@ -371,7 +378,7 @@ def test_it_matches_irrcac_on_random_string_labels():
 
 def test_it_matches_sklearn_and_irrcac_cohen_kappa_on_random_pairs():
     rng = np.random.default_rng(11)
-    for _trial in range(40):
+    for _trial in range(25):
         q = int(rng.integers(2, 6))
         cats = list(range(q + 1))  # one category never drawn
         data = random_ratings(rng, int(rng.integers(5, 60)), 2, cats[:q], p_missing=0.0)
@@ -822,8 +829,8 @@ def test_it_matches_a_loop_based_paired_bootstrap_for_the_macro_f1_difference():
     ref = rng.integers(0, 2, groups.size)
     pa_ = np.where(rng.random(groups.size) < 0.85, ref, 1 - ref)
     pb_ = np.where(rng.random(groups.size) < 0.7, ref, 1 - ref)
-    res = M.bootstrap_macro_f1_difference(ref, pa_, pb_, groups, n_boot=250, seed=1)
-    reps = naive_bootstrap(ref, [pa_, pb_], groups, 250, 1, diff=True)
+    res = M.bootstrap_macro_f1_difference(ref, pa_, pb_, groups, n_boot=120, seed=1)
+    reps = naive_bootstrap(ref, [pa_, pb_], groups, 120, 1, diff=True)
     expected = f1_score(ref, pa_, average="macro") - f1_score(ref, pb_, average="macro")
     assert res.value == approx(expected, abs=TOL)
     assert res.ci[0] == approx(np.percentile(reps, 2.5), abs=TOL)
