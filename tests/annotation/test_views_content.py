@@ -1,0 +1,130 @@
+"""What the rating screen shows for each kind of item, and the safe Markdown filter."""
+
+from django.urls import reverse
+
+from annotation import services
+from annotation.models import StudyMember
+from annotation.templatetags.review import http_url, markdown_safe
+from cases.models import MCQ, QuestionSet
+from tests.conftest import login
+from tests.factories import make_case, make_release, make_response
+
+
+def _study(admin, raters, *, kind: str, tasks: list[str], release_label: str):
+    study = services.study_create(
+        name=f"{kind} study", created_by=admin, task_slugs=tasks,
+        selection=services.ItemSelection(kind=kind, release_label=release_label), seed=3,
+    )
+    services.study_add_members(study=study, users=raters, role=StudyMember.Role.RATER, actor=admin)
+    services.study_start(study=study, actor=admin)
+    return study
+
+
+def _question_set(release_label: str) -> QuestionSet:
+    release = make_release(dataset_name="LiveClin", label=release_label, fmt="liveclin")
+    revision = make_case(release=release, narrative="SOURCE REPORT: biopsy showed sarcoidosis.", criteria=[])
+    question_set = QuestionSet.objects.create(
+        revision=revision,
+        scenario="A 34-year-old woman presents with cough.",
+        scenario_tables=[{"caption": "Labs", "markdown": "| Test | Value |\n|---|---|\n| ACE | 98 U/L |"}],
+        scenario_images=[
+            {"url": "https://example.org/cxr.png", "caption": "CAPTION: bilateral hilar nodes"},
+            {"url": "javascript:alert(1)", "caption": "bad"},
+        ],
+    )
+    MCQ.objects.create(
+        question_set=question_set, order=1, stage="Diagnosis", question="What is the most likely diagnosis?",
+        options={"A": "Sarcoidosis", "B": "Tuberculosis", "C": "Lymphoma"}, correct_answer="A",
+    )
+    return question_set
+
+
+def test_it_shows_the_privileged_source_for_factual_validation(client, admin, physician_a):
+    _question_set("qs-factual")
+    study = _study(admin, [physician_a], kind="question_set", tasks=["mcq-factual"], release_label="qs-factual")
+    assignment = services.assignment_claim_next(study=study, rater=physician_a)
+    page = login(client, physician_a).get(reverse("annotation:rate", args=[assignment.pk])).content.decode()
+    assert "A 34-year-old woman presents with cough." in page
+    assert "What is the most likely diagnosis?" in page
+    assert "SOURCE REPORT" in page
+    assert "CAPTION: bilateral hilar nodes" in page
+    assert 'class="option correct"' in page
+    assert "<td>98 U/L</td>" in page  # the Markdown table rendered as a table
+    assert 'src="https://example.org/cxr.png"' in page
+    assert "javascript:alert(1)" not in page
+
+
+def test_it_shows_only_what_an_examinee_sees_for_solvability(client, admin, physician_a):
+    _question_set("qs-solv")
+    study = _study(admin, [physician_a], kind="question_set", tasks=["mcq-solvability"], release_label="qs-solv")
+    assignment = services.assignment_claim_next(study=study, rater=physician_a)
+    page = login(client, physician_a).get(reverse("annotation:rate", args=[assignment.pk])).content.decode()
+    assert "What is the most likely diagnosis?" in page and "Tuberculosis" in page
+    assert "SOURCE REPORT" not in page
+    assert "CAPTION: bilateral hilar nodes" not in page
+    assert 'class="option correct"' not in page
+    assert 'src="https://example.org/cxr.png"' in page  # images without captions
+
+
+def test_it_shows_the_pair_in_the_order_recorded_for_the_rater(client, admin, physician_a):
+    release = make_release(label="pairs")
+    revision = make_case(release=release)
+    make_response(revision, model_name="m1", text="FIRST-MODEL-TEXT")
+    make_response(revision, model_name="m2", text="SECOND-MODEL-TEXT")
+    study = _study(admin, [physician_a], kind="pair", tasks=["pairwise-preference"], release_label="pairs")
+    assignment = services.assignment_claim_next(study=study, rater=physician_a)
+    page = login(client, physician_a).get(reverse("annotation:rate", args=[assignment.pk])).content.decode()
+    first, second = page.index("FIRST-MODEL-TEXT"), page.index("SECOND-MODEL-TEXT")
+    assert (first < second) == (assignment.pair_order == "ab")
+    assert "m1" not in page and "m2" not in page  # blinded: no model names
+    assert 'data-shortcut="a"' in page and 'data-shortcut="t"' in page
+
+
+def test_it_shows_the_response_but_never_the_grader_decisions(client, admin, physician_a):
+    from tests.factories import make_grader_decisions
+
+    release = make_release(label="grader")
+    revision = make_case(release=release)
+    response = make_response(revision, text="Drink fluids and rest at home.")
+    run = make_grader_decisions(response, ["met", "not_met", "met"])
+    run.decisions.update(reasoning="GRADER-REASONING-SECRET")
+    study = _study(admin, [physician_a], kind="response", tasks=["grader-reliability"], release_label="grader")
+    assignment = services.assignment_claim_next(study=study, rater=physician_a)
+    page = login(client, physician_a).get(reverse("annotation:rate", args=[assignment.pk])).content.decode()
+    assert "Drink fluids and rest at home." in page
+    assert "GRADER-REASONING-SECRET" not in page
+    assert " checked" not in page
+    for criterion in revision.criteria.all():
+        assert criterion.text in page
+
+
+def test_it_renders_conversation_turns(client, admin, physician_a):
+    release = make_release(dataset_name="HealthBench", label="hb")
+    revision = make_case(release=release, narrative="", core_request="")
+    revision.conversation = [
+        {"role": "user", "content": "My child has a fever <img src=x onerror=alert(1)>"},
+        {"role": "assistant", "content": "How old is your child?"},
+    ]
+    revision.save(update_fields=["conversation"])
+    study = _study(admin, [physician_a], kind="case", tasks=["criterion-validity"], release_label="hb")
+    assignment = services.assignment_claim_next(study=study, rater=physician_a)
+    page = login(client, physician_a).get(reverse("annotation:rate", args=[assignment.pk])).content.decode()
+    assert "turn-user" in page and "turn-assistant" in page
+    assert "How old is your child?" in page
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page
+    assert "<img src=x" not in page
+
+
+def test_it_renders_markdown_tables_and_strips_scripts():
+    html = markdown_safe("| a | b |\n|---|---|\n| 1 | 2 |\n\n<script>alert(1)</script>\n\n[x](javascript:alert(1))")
+    assert "<table>" in html and "<td>1</td>" in html
+    assert "<script>" not in html
+    assert "javascript:" not in html
+
+
+def test_it_accepts_only_http_image_urls():
+    assert http_url("https://example.org/a.png") == "https://example.org/a.png"
+    assert http_url("javascript:alert(1)") == ""
+    assert http_url("data:image/png;base64,AAAA") == ""
+    assert http_url("/media/local.png") == ""
+    assert http_url(None) == ""
