@@ -1,0 +1,51 @@
+from typing import Any
+
+from django.contrib import admin
+from django.http import HttpRequest
+
+from graders.models import GraderConfig, GradingChunk, GradingJob, PromptTemplate
+
+
+@admin.register(PromptTemplate)
+class PromptTemplateAdmin(admin.ModelAdmin):
+    list_display = ["kind", "version", "created_at", "created_by"]
+    list_filter = ["kind"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        # Versions are immutable: a saved prompt can be read, never edited (add a new version instead).
+        return ["kind", "version", "text", "created_by", "created_at"] if obj is not None else ["created_by"]
+
+    def save_model(self, request: HttpRequest, obj: PromptTemplate, form: Any, change: bool) -> None:
+        if not change:
+            obj.created_by = request.user
+            super().save_model(request, obj, form, change)
+
+
+@admin.register(GraderConfig)
+class GraderConfigAdmin(admin.ModelAdmin):
+    list_display = ["name", "kind", "model", "base_url", "concurrency", "api_key_env", "prompt"]
+    list_filter = ["kind"]
+    readonly_fields = ["structured_output_rejected", "created_at", "updated_at"]
+
+
+class GradingChunkInline(admin.TabularInline):
+    model = GradingChunk
+    fields = ["index", "status", "claimed_by", "claims", "heartbeat_at"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = False
+
+
+@admin.register(GradingJob)
+class GradingJobAdmin(admin.ModelAdmin):
+    list_display = ["pk", "config", "selection_label", "status", "done", "total", "invalid", "failed", "created_at"]
+    list_filter = ["status"]
+    inlines = [GradingChunkInline]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        # Jobs change only through their services (start, cancel, resume); the admin shows them.
+        return [f.name for f in self.model._meta.fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
