@@ -48,10 +48,10 @@ def running_study(
 
 
 def labels_for(assignment: Assignment, value: str | dict[str, str], comment: str = "") -> dict[str, dict]:
-    """A full label set for the assignment's item: one value everywhere, or per field id."""
+    """A full label set for the assignment's item: one value everywhere, or one per task slug."""
     fields = item_fields(assignment.item)
     if isinstance(value, dict):
-        return {f.id: {"label": value.get(f.id, next(iter(value.values()))), "comment": comment} for f in fields}
+        return {f.id: {"label": value[f.task.slug], "comment": comment} for f in fields}
     return {f.id: {"label": value, "comment": comment} for f in fields}
 
 

@@ -1,0 +1,303 @@
+"""Input and output serializers of the review API. Outputs are built from plain dicts (see api.py)
+so that what a rater can receive is spelled out here field by field: never another rater's labels,
+never a grader decision, never a model's name on a blinded item."""
+
+from rest_framework import serializers
+
+from annotation.models import Assignment, Inspection, Item, ItemKind, Study, StudyMember
+
+
+class CategorySerializer(serializers.Serializer):
+    value = serializers.CharField()
+    label = serializers.CharField()
+    description = serializers.CharField()
+    shortcut = serializers.CharField()
+    approves = serializers.BooleanField()
+
+
+class CriterionSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    order = serializers.IntegerField()
+    text = serializers.CharField()
+    points = serializers.IntegerField()
+    axis = serializers.CharField()
+
+
+class MCQSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    order = serializers.IntegerField()
+    stage = serializers.CharField()
+    question = serializers.CharField()
+    options = serializers.DictField(child=serializers.CharField())
+    correct_answer = serializers.CharField()
+    image_details = serializers.JSONField()
+    table_details = serializers.JSONField()
+
+
+class FieldSerializer(serializers.Serializer):
+    id = serializers.CharField(help_text='"<task slug>|<field key>": the key of drafts and labels')
+    task = serializers.CharField(help_text="Task type slug")
+    task_name = serializers.CharField()
+    key = serializers.CharField(help_text='"", criterion:<id>, mcq:<id> or axis:<name>')
+    label = serializers.CharField(help_text="What the rater judges: criterion text, MCQ question, axis, task")
+    criterion = CriterionSerializer(allow_null=True)
+    mcq_id = serializers.IntegerField(allow_null=True)
+    requires_explanation = serializers.BooleanField()
+    shows_privileged_source = serializers.BooleanField()
+    categories = CategorySerializer(many=True)
+
+
+class ShownResponseSerializer(serializers.Serializer):
+    position = serializers.CharField(help_text="A = shown first (left), B = shown second (right)")
+    text = serializers.CharField()
+
+
+class QuestionSetContentSerializer(serializers.Serializer):
+    scenario = serializers.CharField()
+    scenario_images = serializers.JSONField()
+    scenario_tables = serializers.JSONField()
+    mcqs = MCQSerializer(many=True)
+
+
+class ItemContentSerializer(serializers.Serializer):
+    """What a rater reads. Model names are hidden; grader decisions and other raters' labels absent."""
+
+    id = serializers.IntegerField()
+    study = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=ItemKind.choices)
+    language = serializers.CharField()
+    narrative = serializers.CharField()
+    core_request = serializers.CharField()
+    doctor_advice = serializers.CharField()
+    conversation = serializers.JSONField()
+    criteria = CriterionSerializer(many=True)
+    response = serializers.CharField(allow_null=True, help_text="The model response (response items)")
+    responses = ShownResponseSerializer(many=True, help_text="Pair items, in this rater's order")
+    question_set = QuestionSetContentSerializer(allow_null=True)
+
+
+class AssignmentSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    study = serializers.IntegerField()
+    study_name = serializers.CharField()
+    item = serializers.IntegerField()
+    item_key = serializers.CharField()
+    state = serializers.ChoiceField(choices=Assignment.State.choices)
+    round = serializers.IntegerField()
+    lease_expires_at = serializers.DateTimeField(allow_null=True)
+    draft = serializers.JSONField(help_text="The rater's own draft: {field id: {label, comment}}")
+    draft_saved_at = serializers.DateTimeField(allow_null=True)
+    submitted_at = serializers.DateTimeField(allow_null=True)
+    seconds_spent = serializers.IntegerField()
+    pair_order = serializers.CharField()
+    revision_request = serializers.CharField(
+        allow_blank=True, help_text="The inspector's comment when the assignment was returned"
+    )
+
+
+class AssignmentEnvelopeSerializer(serializers.Serializer):
+    assignment = AssignmentSerializer()
+
+
+class AssignmentDetailSerializer(serializers.Serializer):
+    assignment = AssignmentSerializer()
+    fields = FieldSerializer(many=True)
+    item = ItemContentSerializer()
+    my_labels = serializers.JSONField(help_text="This rater's own submitted labels, latest round, as shown")
+    guidelines = serializers.CharField()
+
+
+class ClaimSerializer(serializers.Serializer):
+    assignment = AssignmentSerializer(allow_null=True)
+    fields = FieldSerializer(many=True)
+    item = ItemContentSerializer(allow_null=True)
+    guidelines = serializers.CharField()
+    detail = serializers.CharField()
+
+
+class DraftInputSerializer(serializers.Serializer):
+    draft = serializers.DictField(
+        child=serializers.JSONField(),
+        help_text='{field id: {"label": "...", "comment": "..."}}; merged into the saved draft',
+    )
+    seconds_spent = serializers.IntegerField(min_value=0, help_text="Time on this item in this round so far")
+
+
+class SubmitInputSerializer(serializers.Serializer):
+    labels = serializers.DictField(
+        child=serializers.JSONField(),
+        help_text='{field id: {"label": "...", "comment": "..."}} for every field of the item',
+    )
+    seconds_spent = serializers.IntegerField(min_value=0)
+
+
+class SkipInputSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=2000)
+
+
+class QueueCountsSerializer(serializers.Serializer):
+    in_progress = serializers.IntegerField()
+    returned = serializers.IntegerField()
+    done = serializers.IntegerField()
+    skipped = serializers.IntegerField()
+
+
+class QueueSerializer(serializers.Serializer):
+    in_progress = AssignmentSerializer(many=True)
+    returned = AssignmentSerializer(many=True)
+    done = AssignmentSerializer(many=True)
+    counts = QueueCountsSerializer()
+    available = serializers.IntegerField(help_text="Open items with room that this rater has not touched")
+
+
+class RaterProgressSerializer(serializers.Serializer):
+    rater = serializers.CharField(help_text="Username; a pseudonym for researchers")
+    in_progress = serializers.IntegerField()
+    submitted = serializers.IntegerField()
+    returned = serializers.IntegerField()
+    revised = serializers.IntegerField()
+    skipped = serializers.IntegerField()
+    median_seconds = serializers.FloatField(allow_null=True)
+
+
+class TaskProgressSerializer(serializers.Serializer):
+    task = serializers.CharField()
+    first_round_ratings = serializers.IntegerField()
+    items_rated = serializers.IntegerField()
+
+
+class DayCountSerializer(serializers.Serializer):
+    day = serializers.DateField()
+    submissions = serializers.IntegerField()
+
+
+class ProgressSerializer(serializers.Serializer):
+    study = serializers.IntegerField()
+    total_items = serializers.IntegerField()
+    items_by_status = serializers.DictField(child=serializers.IntegerField())
+    per_rater = RaterProgressSerializer(many=True)
+    per_task = TaskProgressSerializer(many=True)
+    throughput = DayCountSerializer(many=True)
+    submissions_per_day = serializers.FloatField()
+    median_seconds_per_item = serializers.FloatField(allow_null=True)
+    stuck_items = serializers.ListField(child=serializers.IntegerField())
+
+
+class ItemSummarySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    study = serializers.IntegerField()
+    study_name = serializers.CharField()
+    key = serializers.CharField()
+    kind = serializers.ChoiceField(choices=ItemKind.choices)
+    status = serializers.ChoiceField(choices=Item.Status.choices)
+
+
+class InspectionQueueSerializer(serializers.Serializer):
+    pending = ItemSummarySerializer(many=True)
+    returned = ItemSummarySerializer(many=True)
+    resolved = ItemSummarySerializer(many=True)
+
+
+class CellSerializer(serializers.Serializer):
+    assignment = serializers.IntegerField()
+    rater = serializers.CharField()
+    state = serializers.CharField()
+    first_label = serializers.CharField(allow_null=True)
+    latest_label = serializers.CharField(allow_null=True)
+    first_comment = serializers.CharField(allow_blank=True)
+    latest_comment = serializers.CharField(allow_blank=True)
+    seconds = serializers.IntegerField(allow_null=True)
+    changed = serializers.BooleanField()
+
+
+class ComparisonSerializer(serializers.Serializer):
+    field = FieldSerializer()
+    cells = CellSerializer(many=True)
+    differs = serializers.BooleanField(help_text="The raters' latest labels differ")
+    first_round_differs = serializers.BooleanField()
+    final_label = serializers.CharField(allow_null=True)
+
+
+class EventSerializer(serializers.Serializer):
+    kind = serializers.CharField()
+    actor = serializers.CharField(allow_null=True)
+    assignment = serializers.IntegerField(allow_null=True)
+    reason = serializers.CharField(allow_blank=True)
+    data = serializers.JSONField()
+    created_at = serializers.DateTimeField()
+
+
+class InspectionDetailSerializer(serializers.Serializer):
+    item = ItemContentSerializer()
+    status = serializers.ChoiceField(choices=Item.Status.choices)
+    pair_responses = serializers.JSONField(help_text="Pair items: canonical A / B response texts")
+    comparisons = ComparisonSerializer(many=True)
+    events = EventSerializer(many=True)
+
+
+class AcceptInputSerializer(serializers.Serializer):
+    comment = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class AdjudicateInputSerializer(serializers.Serializer):
+    labels = serializers.DictField(child=serializers.CharField(), help_text="{field id: final label}")
+    reason = serializers.CharField()
+
+
+class ReturnInputSerializer(serializers.Serializer):
+    assignment = serializers.IntegerField(help_text="The rater's assignment on this item to return")
+    comment = serializers.CharField()
+
+
+class InspectionResultSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    action = serializers.ChoiceField(choices=Inspection.Action.choices)
+    comment = serializers.CharField(allow_blank=True)
+    item_status = serializers.ChoiceField(choices=Item.Status.choices)
+
+
+class StudySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    status = serializers.ChoiceField(choices=Study.Status.choices)
+    tasks = serializers.ListField(child=serializers.CharField())
+    raters_per_item = serializers.IntegerField()
+    inspect_all = serializers.BooleanField()
+    inspect_disagreements = serializers.BooleanField()
+    inspect_share = serializers.FloatField()
+    deadline = serializers.DateTimeField(allow_null=True)
+    guidelines = serializers.CharField(allow_blank=True)
+    items = serializers.IntegerField()
+    my_roles = serializers.ListField(child=serializers.ChoiceField(choices=StudyMember.Role.choices))
+
+
+class StudyCreateInputSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200)
+    task_slugs = serializers.ListField(child=serializers.SlugField(), min_length=1)
+    kind = serializers.ChoiceField(choices=ItemKind.choices)
+    dataset = serializers.CharField(required=False, allow_null=True, default=None)
+    release_label = serializers.CharField(required=False, allow_null=True, default=None)
+    model_names = serializers.ListField(child=serializers.CharField(), required=False, default=list)
+    specialties = serializers.ListField(child=serializers.CharField(), required=False, default=list)
+    themes = serializers.ListField(child=serializers.CharField(), required=False, default=list)
+    difficulty = serializers.CharField(required=False, allow_null=True, default=None)
+    register = serializers.CharField(required=False, allow_null=True, default=None)
+    language = serializers.CharField(required=False, allow_null=True, default=None)
+    post_month_from = serializers.CharField(required=False, allow_null=True, default=None, help_text="YYYY-MM")
+    post_month_to = serializers.CharField(required=False, allow_null=True, default=None, help_text="YYYY-MM")
+    sample_n = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1)
+    seed = serializers.IntegerField(required=False, allow_null=True, default=None)
+    raters_per_item = serializers.IntegerField(required=False, default=2, min_value=1)
+    inspect_all = serializers.BooleanField(required=False, default=False)
+    inspect_disagreements = serializers.BooleanField(required=False, default=True)
+    inspect_share = serializers.FloatField(required=False, default=0.0, min_value=0, max_value=1)
+    guidelines = serializers.CharField(required=False, allow_blank=True, default="")
+    deadline = serializers.DateTimeField(required=False, allow_null=True, default=None)
+    required_specialties = serializers.ListField(child=serializers.CharField(), required=False, default=list)
+    required_languages = serializers.ListField(child=serializers.CharField(), required=False, default=list)
+    lease_minutes = serializers.IntegerField(required=False, default=30, min_value=1)
+    raters = serializers.ListField(child=serializers.CharField(), required=False, default=list,
+                                   help_text="Usernames of raters")
+    inspectors = serializers.ListField(child=serializers.CharField(), required=False, default=list,
+                                       help_text="Usernames of inspectors")
+    start = serializers.BooleanField(required=False, default=False, help_text="Start the study right away")
