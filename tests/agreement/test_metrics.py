@@ -555,6 +555,15 @@ def test_it_follows_irrcac_convention_for_a_single_observed_category(func):
     assert "only one category" in res.reason
 
 
+def test_it_matches_irrcac_value_for_a_single_observed_category():
+    df = pd.DataFrame([[1.0, 1.0], [1.0, 1.0], [1.0, np.nan]])
+    assert M.gwet_ac1(df).value == approx(irr_raw(df, "gwet")["coefficient_value"], abs=TOL)
+    assert M.brennan_prediger(df).value == approx(irr_raw(df, "bp")["coefficient_value"], abs=TOL)
+    with pytest.raises(ZeroDivisionError):  # irrCAC itself fails for Fleiss; we return None
+        irr_raw(df, "fleiss")
+    assert M.fleiss_kappa(df).value is None
+
+
 def test_it_returns_none_for_fleiss_kappa_when_chance_agreement_is_one():
     declared = M.fleiss_kappa([[0, 0], [0, 0]], [0, 1])
     assert declared.value is None and declared.pe == 1.0 and "pe = 1" in declared.reason
