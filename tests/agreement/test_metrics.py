@@ -555,6 +555,7 @@ def test_it_follows_irrcac_convention_for_a_single_observed_category(func):
     assert "only one category" in res.reason
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_it_matches_irrcac_value_for_a_single_observed_category():
     df = pd.DataFrame([[1.0, 1.0], [1.0, 1.0], [1.0, np.nan]])
     assert M.gwet_ac1(df).value == approx(irr_raw(df, "gwet")["coefficient_value"], abs=TOL)
