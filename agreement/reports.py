@@ -292,18 +292,33 @@ def _confusion_all_pairs(labels: np.ndarray) -> tuple[np.ndarray, ...]:
 # ---------------------------------------------------------------------------
 
 
-def _coded_task_matrix(sub: pd.DataFrame, scale: TaskScale | None) -> tuple[np.ndarray, list[str], np.ndarray, int]:
-    """subjects x raters integer codes (-1 missing), categories, rater ids, unknown-label count."""
+def _coded_task_matrix(
+    sub: pd.DataFrame, scale: TaskScale | None
+) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray, int]:
+    """A task's ratings as a compact subjects x slots matrix.
+
+    Returns (codes, rater column, categories, rater ids, unknown-label count): slot j of subject i
+    holds one rating (`codes`, -1 = empty) and which rater gave it (`rater column`, -1 = empty).
+    AC1, Fleiss' kappa and percent agreement depend only on how many raters chose each category
+    per subject, so the compact matrix gives the same values as subjects x raters while staying
+    as narrow as the most-rated subject (2 columns rather than 20 raters at ClinConsensus scale).
+    """
     cats = list(scale.categories) if scale and scale.categories else sorted(sub["label"].unique())
     index = {c: i for i, c in enumerate(cats)}
     codes = sub["label"].map(index)
     unknown = int(codes.isna().sum())
     codes = codes.fillna(-1).to_numpy(dtype=np.int64)
-    subject = sub.groupby(["item", "field"], sort=False).ngroup().to_numpy()
+    grouped = sub.groupby(["item", "field"], sort=False)
+    subject = grouped.ngroup().to_numpy()
+    slot = grouped.cumcount().to_numpy()
     rater_codes, rater_ids = pd.factorize(sub["rater"].to_numpy(), sort=True)
-    matrix = np.full((int(subject.max()) + 1 if subject.size else 0, rater_ids.size), -1, dtype=np.int64)
-    matrix[subject, rater_codes] = codes
-    return matrix, cats, np.asarray(rater_ids, dtype=np.int64), unknown
+    n = int(subject.max()) + 1 if subject.size else 0
+    width = int(slot.max()) + 1 if slot.size else 0
+    matrix = np.full((n, width), -1, dtype=np.int64)
+    column = np.full((n, width), -1, dtype=np.int64)
+    matrix[subject, slot] = codes
+    column[subject, slot] = rater_codes
+    return matrix, column, cats, np.asarray(rater_ids, dtype=np.int64), unknown
 
 
 def _result_cells(prefix: str, res: metrics.AgreementResult) -> dict[str, Any]:
@@ -328,7 +343,7 @@ def data_quality_tables(data: LabelData) -> list[Table]:
     for slug in _task_order(data):
         sub = data.ratings[data.ratings["task"] == slug]
         scale = data.scales.get(slug)
-        matrix, cats, rater_ids, unknown = _coded_task_matrix(sub, scale)
+        matrix, column, cats, rater_ids, unknown = _coded_task_matrix(sub, scale)
         q = list(range(len(cats)))
         ac1 = metrics.gwet_ac1(matrix, q)
         fleiss = metrics.fleiss_kappa(matrix, q)
@@ -360,7 +375,7 @@ def data_quality_tables(data: LabelData) -> list[Table]:
                     "n_labels": int(rec["size"]),
                     "approval_rate": float(rec["mean"]),
                 })
-        per_rater_rows.extend(_per_rater_rows(data, slug, matrix, cats, rater_ids))
+        per_rater_rows.extend(_per_rater_rows(data, slug, matrix, column, cats, rater_ids))
     dq = pd.DataFrame(rows, columns=[
         "task", "task_name", "categories", "n_subjects", "n_paired", "n_raters", "n_ratings", "approval_rate",
         "percent_agreement", "ac1", "ac1_se", "ac1_ci_low", "ac1_ci_high", "ac1_p", "fleiss_kappa",
@@ -380,38 +395,39 @@ def data_quality_tables(data: LabelData) -> list[Table]:
 
 
 def _per_rater_rows(
-    data: LabelData, slug: str, matrix: np.ndarray, cats: list[str], rater_ids: np.ndarray
+    data: LabelData, slug: str, matrix: np.ndarray, column: np.ndarray, cats: list[str], rater_ids: np.ndarray
 ) -> list[dict[str, Any]]:
     q = len(cats)
     if matrix.size == 0 or q == 0:
         return []
     counts = metrics.count_matrix(matrix, q)  # subjects x categories
     binary = set(cats) == {"met", "not_met"}
+    names = np.asarray(cats, dtype=object)
+    codes = list(range(q))
     out = []
     for k, rater_id in enumerate(rater_ids):  # loop over raters, never over subjects
-        own = matrix[:, k]
-        mine = own >= 0
-        others = counts.copy()
-        others[mine, own[mine]] -= 1
+        subj, slot = np.nonzero(column == k)
+        own = matrix[subj, slot]
+        rated = own >= 0
+        subj, own = subj[rated], own[rated]
+        others = counts[subj].copy()
+        others[np.arange(subj.size), own] -= 1
         n_others = others.sum(axis=1)
-        shared = mine & (n_others > 0)
+        shared = n_others > 0
         agree = others[shared, own[shared]].sum()
         total = n_others[shared].sum()
         top = others.max(axis=1)
         unique_top = (others == top[:, None]).sum(axis=1) == 1
-        majority = np.where(unique_top & (n_others > 0), others.argmax(axis=1), -1)
-        pair = np.stack([own, majority], axis=1)[shared & (majority >= 0)]
-        ac1 = metrics.gwet_ac1(pair, list(range(q))) if len(pair) else None
-        mf1 = None
-        if binary and len(pair):
-            names = np.asarray(cats, dtype=object)
-            mf1 = metrics.macro_f1(names[pair[:, 1]], names[pair[:, 0]]).value
-        rest = np.delete(matrix, k, axis=1)
-        loo = metrics.gwet_ac1(rest, list(range(q))) if rest.shape[1] else None
+        majority = np.where(unique_top & shared, others.argmax(axis=1), -1)
+        pair = np.stack([own, majority], axis=1)[majority >= 0]
+        ac1 = metrics.gwet_ac1(pair, codes) if len(pair) else None
+        mf1 = metrics.macro_f1(names[pair[:, 1]], names[pair[:, 0]]).value if binary and len(pair) else None
+        rest = np.where(column == k, -1, matrix)
+        loo = metrics.gwet_ac1(rest, codes) if (rest >= 0).any() else None
         out.append({
             "task": slug,
             "rater": data.pseudonym(rater_id),
-            "n_labels": int(mine.sum()),
+            "n_labels": int(subj.size),
             "n_shared": int(shared.sum()),
             "agreement_with_others": float(agree / total) if total else None,
             "ac1_vs_others_majority": ac1.value if ac1 else None,

@@ -9,10 +9,12 @@ after inspection and are counted, never used (`later_round_count`).
 from __future__ import annotations
 
 import datetime as dt
+import io
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from django.db import connections
 from django.db.models import Q, QuerySet
@@ -25,6 +27,7 @@ from cases.models import (
     JudgeScore,
     ModelResponse,
     PairwiseJudgement,
+    RubricCriterion,
 )
 
 #: The strata every table can be broken down by, with the label shown on pages.
@@ -125,18 +128,72 @@ def _revision_q(selection: Selection, prefix: str) -> Q:
     return q
 
 
-def _frame(qs: QuerySet, columns: Sequence[str]) -> pd.DataFrame:
-    """Run a values_list queryset and read its rows in one go (no per-row ORM work)."""
+def _frame(qs: QuerySet, columns: Sequence[str], *, text: Sequence[str] = ()) -> pd.DataFrame:
+    """Run a values_list queryset and read its rows in one go (no per-row ORM work).
+
+    On PostgreSQL the rows come through COPY ... TO STDOUT as CSV and pandas' C parser: at 165,000
+    ratings this is several times faster than building a Python tuple per row. `text` names the
+    columns that must stay strings (labels such as "2" or "0" would otherwise be parsed as numbers).
+    """
     sql, params = qs.query.sql_with_params()
-    with connections[qs.db].cursor() as cursor:
+    connection = connections[qs.db]
+    if connection.vendor == "postgresql":
+        composed = connection.ops.compose_sql(sql, params)
+        buffer = io.BytesIO()
+        connection.ensure_connection()
+        copy_sql = f"COPY ({composed}) TO STDOUT WITH (FORMAT csv, NULL '\\N')"
+        with connection.cursor() as cursor, cursor.cursor.copy(copy_sql) as copy:
+            for chunk in copy:
+                buffer.write(chunk)
+        if buffer.tell() == 0:
+            return pd.DataFrame({c: pd.Series(dtype=object if c in text else float) for c in columns})
+        buffer.seek(0)
+        return pd.read_csv(
+            buffer, header=None, names=list(columns), na_values=["\\N"], keep_default_na=False,
+            dtype={c: str for c in text},
+        )
+    with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
+    if not rows:
+        return pd.DataFrame({c: pd.Series(dtype=object if c in text else float) for c in columns})
     return pd.DataFrame.from_records(rows, columns=list(columns))
+
+
+def _lookup(frame: pd.DataFrame, key: str, table: pd.DataFrame, columns: Sequence[str]) -> None:
+    """Add `columns` of `table` (indexed by id) to `frame` by its `key` column, in place."""
+    if not len(frame):
+        for c in columns:
+            frame[c] = pd.Series(dtype=object)
+        return
+    matched = table.reindex(frame[key].to_numpy())
+    for c in columns:
+        frame[c] = matched[c].to_numpy()
 
 
 RATING_COLUMNS = (
     "item", "revision", "response", "task", "field", "criterion", "rater", "label", "points", "axis", "model",
 )
+
+
+def _items_q(selection: Selection) -> Q:
+    q = _revision_q(selection, "revision__")
+    if selection.study_id is not None:
+        q &= Q(study_id=selection.study_id)
+    return q
+
+
+def _item_table(selection: Selection) -> pd.DataFrame:
+    rows = Item.objects.filter(_items_q(selection)).order_by().values_list(
+        "pk", "revision_id", "response_id", "response__model_name"
+    )
+    return pd.DataFrame(list(rows), columns=["id", "revision", "response", "model"]).set_index("id")
+
+
+def _criterion_table(revision_ids: Iterable[int]) -> pd.DataFrame:
+    ids = sorted({int(i) for i in revision_ids if not pd.isna(i)})
+    rows = RubricCriterion.objects.filter(revision_id__in=ids).order_by().values_list("pk", "points", "axis")
+    return pd.DataFrame(list(rows), columns=["id", "points", "axis"]).set_index("id")
 
 
 def ratings_queryset(selection: Selection, *, round_: int | None = AGREEMENT_ROUND) -> QuerySet[Rating]:
@@ -160,21 +217,28 @@ def ratings_queryset(selection: Selection, *, round_: int | None = AGREEMENT_ROU
 
 
 def rating_frame(selection: Selection) -> pd.DataFrame:
-    """First-round ratings, one row per label: the only labels agreement statistics use."""
+    """First-round ratings, one row per label: the only labels agreement statistics use.
+
+    The big query reads only ids and labels; item, task and criterion details come from three
+    small lookup queries and are joined in pandas.
+    """
     qs = ratings_queryset(selection).order_by().values_list(
-        "assignment__item_id",
-        "assignment__item__revision_id",
-        "assignment__item__response_id",
-        "task__slug",
-        "field_key",
-        "criterion_id",
-        "assignment__rater_id",
-        "label",
-        "criterion__points",
-        "criterion__axis",
-        "assignment__item__response__model_name",
+        "assignment__item_id", "task_id", "field_key", "criterion_id", "assignment__rater_id", "label"
     )
-    return _frame(qs, RATING_COLUMNS)
+    frame = _frame(qs, ("item", "task_id", "field", "criterion", "rater", "label"), text=("field", "label"))
+    frame["field"] = frame["field"].fillna("")
+    items = _item_table(selection)
+    _lookup(frame, "item", items, ("revision", "response", "model"))
+    tasks = pd.DataFrame(list(TaskType.objects.values_list("pk", "slug")), columns=["id", "task"]).set_index("id")
+    _lookup(frame, "task_id", tasks, ("task",))
+    has_criterion = frame["criterion"].notna() if len(frame) else pd.Series(dtype=bool)
+    if len(frame) and has_criterion.any():
+        criteria = _criterion_table(items["revision"].unique())
+        _lookup(frame, "criterion", criteria, ("points", "axis"))
+    else:
+        frame["points"] = np.nan
+        frame["axis"] = None
+    return frame[list(RATING_COLUMNS)]
 
 
 def later_round_count(selection: Selection) -> int:
@@ -201,17 +265,30 @@ def _response_q(selection: Selection) -> Q:
 DECISION_COLUMNS = ("run", "response", "criterion", "verdict", "revision", "points", "axis", "model")
 
 
+def _response_table(selection: Selection) -> pd.DataFrame:
+    q = _revision_q(selection, "revision__")
+    if selection.study_id is not None:
+        q &= Q(pk__in=Item.objects.filter(study_id=selection.study_id, response__isnull=False).values("response_id"))
+    rows = ModelResponse.objects.filter(q).order_by().values_list("pk", "revision_id", "model_name")
+    return pd.DataFrame(list(rows), columns=["id", "revision", "model"]).set_index("id")
+
+
 def decision_frame(selection: Selection) -> pd.DataFrame:
     """Grader decisions on the selection's responses (joined to the human pairs by the report)."""
     q = _response_q(selection)
     axis = selection.filter_dict.get("axis")
     if axis is not None:
         q &= Q(criterion__axis=axis)
-    qs = GraderDecision.objects.filter(q).order_by().values_list(
-        "run_id", "response_id", "criterion_id", "verdict", "response__revision_id",
-        "criterion__points", "criterion__axis", "response__model_name",
-    )
-    return _frame(qs, DECISION_COLUMNS)
+    qs = GraderDecision.objects.filter(q).order_by().values_list("run_id", "response_id", "criterion_id", "verdict")
+    frame = _frame(qs, ("run", "response", "criterion", "verdict"), text=("verdict",))
+    if len(frame):
+        responses = _response_table(selection)
+        _lookup(frame, "response", responses, ("revision", "model"))
+        _lookup(frame, "criterion", _criterion_table(responses["revision"].unique()), ("points", "axis"))
+    else:
+        for c in ("revision", "points", "axis", "model"):
+            frame[c] = pd.Series(dtype=object)
+    return frame[list(DECISION_COLUMNS)]
 
 
 JUDGE_COLUMNS = ("run", "response", "score", "status", "revision", "model")
@@ -227,7 +304,7 @@ def judge_frame(selection: Selection) -> pd.DataFrame:
     qs = JudgeScore.objects.filter(_response_q(selection), axis="").order_by().values_list(
         "run_id", "response_id", "normalized_score", "status", "response__revision_id", "response__model_name",
     )
-    return _frame(qs, JUDGE_COLUMNS)
+    return _frame(qs, JUDGE_COLUMNS, text=("status", "model"))
 
 
 PAIRWISE_COLUMNS = ("run", "a", "b", "order", "verdict")
@@ -243,7 +320,7 @@ def pairwise_frame(selection: Selection) -> pd.DataFrame:
     qs = PairwiseJudgement.objects.filter(q).order_by().values_list(
         "run_id", "response_a_id", "response_b_id", "order", "verdict"
     )
-    return _frame(qs, PAIRWISE_COLUMNS)
+    return _frame(qs, PAIRWISE_COLUMNS, text=("order", "verdict"))
 
 
 @dataclass(frozen=True)
