@@ -22,16 +22,33 @@
   var current = -1;
 
   /* ---------- time spent: only while the page is visible ---------- */
-  var seconds = parseInt(page.dataset.seconds || "0", 10) || 0;
+  var baseSeconds = parseInt(page.dataset.seconds || "0", 10) || 0;
+  var visibleMs = 0;
+  var visibleSince = document.visibilityState === "visible" ? Date.now() : null;
+  function elapsedSeconds() {
+    var ms = visibleMs + (visibleSince !== null ? Date.now() - visibleSince : 0);
+    return baseSeconds + Math.round(ms / 1000);
+  }
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "visible") {
+      if (visibleSince === null) visibleSince = Date.now();
+    } else if (visibleSince !== null) {
+      visibleMs += Date.now() - visibleSince;
+      visibleSince = null;
+    }
+  });
   function formatSeconds(total) {
     var m = Math.floor(total / 60), s = total % 60;
     return m ? m + " min " + (s < 10 ? "0" : "") + s + " s" : s + " s";
   }
+  function syncSeconds() {
+    var total = elapsedSeconds();
+    if (secondsInput) secondsInput.value = String(total);
+    return total;
+  }
   setInterval(function () {
-    if (document.visibilityState !== "visible") return;
-    seconds += 1;
-    if (secondsInput) secondsInput.value = String(seconds);
-    if (timeEl) timeEl.textContent = formatSeconds(seconds);
+    var total = syncSeconds();
+    if (timeEl) timeEl.textContent = formatSeconds(total);
   }, 1000);
 
   /* ---------- field focus ---------- */
@@ -156,7 +173,7 @@
   function storeLocal(synced) {
     try {
       localStorage.setItem(storageKey, JSON.stringify({
-        at: Date.now(), synced: synced, seconds: seconds, values: formValues()
+        at: Date.now(), synced: synced, seconds: elapsedSeconds(), values: formValues()
       }));
     } catch (e) { /* storage full or disabled: the server copy still stands */ }
   }
@@ -178,7 +195,7 @@
     if (!editable) return Promise.resolve();
     if (saving) { again = true; return Promise.resolve(); }
     saving = true;
-    if (secondsInput) secondsInput.value = String(seconds);
+    syncSeconds();
     var body = new FormData(form);
     setStatus("Saving…", "pending");
     return fetch(draftUrl, {
@@ -226,7 +243,7 @@
       var stored = JSON.parse(localStorage.getItem(storageKey) || "null");
       if (stored && stored.values && !stored.synced && stored.at > serverSavedMs) {
         applyValues(stored.values);
-        if (stored.seconds > seconds) seconds = stored.seconds;
+        if (stored.seconds > elapsedSeconds()) baseSeconds += stored.seconds - elapsedSeconds();
         setStatus("Restored unsaved changes from this browser", "pending");
         saveNow();
       }
@@ -238,7 +255,7 @@
       clearTimeout(timer);
       storeLocal(false);
       if (navigator.sendBeacon) {
-        if (secondsInput) secondsInput.value = String(seconds);
+        syncSeconds();
         navigator.sendBeacon(draftUrl, new FormData(form));
       }
     });
@@ -250,14 +267,14 @@
     submitting = true;
     clearTimeout(timer);
     timer = null;
-    if (secondsInput) secondsInput.value = String(seconds);
+    syncSeconds();
     storeLocal(false);
     form.submit();
   }
   form.addEventListener("submit", function () {
     clearTimeout(timer);
     timer = null;
-    if (secondsInput) secondsInput.value = String(seconds);
+    syncSeconds();
   });
 
   // The submitted page is rendered server-side; a successful submit navigates away, a failed one

@@ -1,0 +1,73 @@
+"""Headless Chromium (Debian's package) driven by Playwright's sync API against pytest-django's live server.
+
+Never `playwright install`: it downloads a browser and fails offline. Tests skip, with the reason,
+when /usr/bin/chromium is missing.
+"""
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+# Playwright's sync API runs an event loop in this thread; Django's ORM refuses to run inside one
+# unless told that the caller knows what it is doing (the test thread only sets data up).
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+VIEWPORT = {"width": 1280, "height": 900}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator:
+    if not CHROMIUM.exists():
+        pytest.skip("needs Debian's Chromium at /usr/bin/chromium (apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:  # pragma: no cover - playwright is a test dependency
+        pytest.skip("needs the playwright Python package")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def new_page(chromium) -> Iterator:
+    """A factory of pages, each in its own browser context (its own cookies and localStorage)."""
+    contexts = []
+
+    def make():
+        context = chromium.new_context(viewport=VIEWPORT, locale="en-US", timezone_id="UTC")
+        context.set_default_timeout(10_000)
+        contexts.append(context)
+        return context.new_page()
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+def sign_in(page, live_server, username: str, password: str) -> None:
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", password)
+    page.press("#id_password", "Enter")
+    page.wait_for_load_state("domcontentloaded")
