@@ -1,0 +1,151 @@
+"""Everything browsable in the Django admin. Accounts (with their Profile) are managed here too.
+
+Ratings, review events, inspections and final labels are the audit trail: readable, never editable.
+"""
+
+from typing import Any
+
+from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
+from django.http import HttpRequest
+
+from annotation.models import (
+    Assignment,
+    FinalLabel,
+    Inspection,
+    Item,
+    Profile,
+    Rating,
+    ReviewEvent,
+    Scale,
+    ScaleCategory,
+    Study,
+    StudyMember,
+    TaskType,
+)
+
+User = get_user_model()
+
+
+class ProfileInline(admin.StackedInline):
+    model = Profile
+    can_delete = False
+    fields = ["role", "rank", "specialties", "languages", "pseudonym"]
+
+
+class AccountAdmin(UserAdmin):
+    inlines = [ProfileInline]
+    list_display = ["username", "email", "role", "is_active", "last_login"]
+    list_select_related = ["profile"]
+    list_filter = ["profile__role", "is_active", "is_staff"]
+
+    @admin.display(ordering="profile__role")
+    def role(self, obj: Any) -> str:
+        profile = getattr(obj, "profile", None)
+        return profile.get_role_display() if profile else "-"
+
+
+if admin.site.is_registered(User):
+    admin.site.unregister(User)
+admin.site.register(User, AccountAdmin)
+
+
+@admin.register(Profile)
+class ProfileAdmin(admin.ModelAdmin):
+    list_display = ["user", "role", "rank", "pseudonym"]
+    list_filter = ["role", "rank"]
+    search_fields = ["user__username", "pseudonym"]
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """The audit trail: nothing here is ever changed or deleted."""
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class ScaleCategoryInline(admin.TabularInline):
+    model = ScaleCategory
+    extra = 0
+
+
+@admin.register(Scale)
+class ScaleAdmin(admin.ModelAdmin):
+    list_display = ["slug", "name", "ordered"]
+    inlines = [ScaleCategoryInline]
+
+
+@admin.register(TaskType)
+class TaskTypeAdmin(admin.ModelAdmin):
+    list_display = ["slug", "name", "target", "item_kind", "scale", "requires_explanation", "order"]
+    list_filter = ["target", "item_kind"]
+
+
+class StudyMemberInline(admin.TabularInline):
+    model = StudyMember
+    extra = 0
+    autocomplete_fields = ["user"]
+
+
+@admin.register(Study)
+class StudyAdmin(admin.ModelAdmin):
+    list_display = ["name", "status", "raters_per_item", "inspect_all", "inspect_disagreements", "inspect_share",
+                    "deadline", "created_at"]
+    list_filter = ["status"]
+    search_fields = ["name"]
+    filter_horizontal = ["tasks"]
+    inlines = [StudyMemberInline]
+    readonly_fields = ["seed", "selection", "created_by", "created_at"]
+
+
+@admin.register(Item)
+class ItemAdmin(admin.ModelAdmin):
+    list_display = ["key", "study", "kind", "status", "sampled_for_inspection"]
+    list_filter = ["status", "kind", "study"]
+    search_fields = ["key"]
+    list_select_related = ["study"]
+    raw_id_fields = ["revision", "response", "response_b", "question_set"]
+
+
+@admin.register(Assignment)
+class AssignmentAdmin(admin.ModelAdmin):
+    list_display = ["pk", "item", "rater", "state", "round", "lease_expires_at", "submitted_at"]
+    list_filter = ["state", "item__study"]
+    list_select_related = ["item", "rater"]
+    raw_id_fields = ["item", "rater"]
+    readonly_fields = ["draft", "draft_saved_at", "claimed_at", "submitted_at", "seconds_spent", "pair_order"]
+
+
+@admin.register(Rating)
+class RatingAdmin(ReadOnlyAdmin):
+    list_display = ["assignment", "task", "field_key", "round", "label", "seconds_spent", "created_at"]
+    list_filter = ["task", "round"]
+    list_select_related = ["assignment", "task"]
+
+
+@admin.register(ReviewEvent)
+class ReviewEventAdmin(ReadOnlyAdmin):
+    list_display = ["created_at", "kind", "item", "actor", "reason"]
+    list_filter = ["kind"]
+    list_select_related = ["item", "actor"]
+
+
+@admin.register(Inspection)
+class InspectionAdmin(ReadOnlyAdmin):
+    list_display = ["created_at", "action", "item", "inspector", "comment"]
+    list_filter = ["action"]
+    list_select_related = ["item", "inspector"]
+
+
+@admin.register(FinalLabel)
+class FinalLabelAdmin(ReadOnlyAdmin):
+    list_display = ["item", "task", "field_key", "label", "source", "decided_by", "created_at"]
+    list_filter = ["source", "task"]
+    list_select_related = ["item", "task", "decided_by"]
