@@ -53,6 +53,7 @@ __all__ = [
     "cohen_kappa",
     "conger_kappa",
     "count_matrix",
+    "encode_binary",
     "encode_ratings",
     "fleiss_kappa",
     "gwet_ac1",
@@ -1149,21 +1150,59 @@ def _group_confusion(cell: np.ndarray, gcodes: np.ndarray, G: int) -> np.ndarray
     return np.bincount(key, minlength=G * 4).reshape(G, 4).astype(float)
 
 
-def _resample_totals(confs: list[np.ndarray], G: int, n_boot: int, rng) -> list[np.ndarray]:
-    """Bootstrap totals (n_boot x 4) for each per-group confusion matrix.
+def _cluster_types(confs: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct per-cluster confusion rows (jointly over graders) and their counts."""
+    stacked = np.hstack(confs).astype(np.int64)
+    base = int(stacked.max()) + 1 if stacked.size else 1
+    if base ** stacked.shape[1] < 2**62:
+        # one integer key per row: a 1-D unique is much faster than axis=0
+        key = stacked @ (base ** np.arange(stacked.shape[1], dtype=np.int64))
+        _, first, counts = np.unique(key, return_index=True, return_counts=True)
+        return stacked[first].astype(float), counts
+    types, counts = np.unique(stacked, axis=0, return_counts=True)
+    return types.astype(float), counts
 
-    Each replicate draws G groups with replacement; the draw counts form a
-    (chunk x G) matrix multiplied by the per-group counts (no loop over groups).
+
+def _resample_totals(confs: list[np.ndarray], G: int, n_boot: int, rng) -> list[np.ndarray]:
+    """Bootstrap totals (n_boot x 4) for each per-cluster confusion matrix (G x 4).
+
+    A replicate draws G clusters with replacement.  Its totals depend only on
+    how many times each *type* of cluster (distinct confusion row, jointly
+    over graders) is drawn.  Two exact, vectorised samplers:
+
+    * few types (T * 8 < G, e.g. an item-level bootstrap of 10^5 decisions
+      has T <= 4): the type counts are Multinomial(G, count_t / G), one draw
+      per replicate, then a (replicates x T) @ (T x 4) product;
+    * otherwise: G uniform cluster indices per replicate, turned into a
+      (replicates x G) draw-count matrix with one bincount, then a
+      (replicates x G) @ (G x 4) product.
+
+    No loop over clusters or items; replicates are processed in chunks of
+    about 4M cells.  Deterministic for a given generator state.
     """
+    types, counts = _cluster_types(confs)
+    T = types.shape[0]
+    k = len(confs)
     out = [np.empty((n_boot, 4)) for _ in confs]
+    if T * 8 < G:
+        pvals = counts / G
+        chunk = max(1, min(n_boot, (1 << 22) // max(T, 1)))
+        for start in range(0, n_boot, chunk):
+            b = min(chunk, n_boot - start)
+            tot = rng.multinomial(G, pvals, size=b).astype(float) @ types
+            for j in range(k):
+                out[j][start : start + b] = tot[:, 4 * j : 4 * j + 4]
+        return out
+    stacked = np.hstack(confs)
     chunk = max(1, min(n_boot, (1 << 22) // max(G, 1)))
     for start in range(0, n_boot, chunk):
         b = min(chunk, n_boot - start)
         idx = rng.integers(0, G, size=(b, G))
         idx += (np.arange(b) * G)[:, None]
         draws = np.bincount(idx.ravel(), minlength=b * G).reshape(b, G).astype(float)
-        for o, conf in zip(out, confs, strict=True):
-            o[start : start + b] = draws @ conf
+        tot = draws @ stacked
+        for j in range(k):
+            out[j][start : start + b] = tot[:, 4 * j : 4 * j + 4]
     return out
 
 
@@ -1407,8 +1446,10 @@ def cacs(hits: Any, tau: int, n_criteria: Any = None) -> CacsResult:
     if isinstance(tau, bool) or not float(tau).is_integer() or tau < 1:
         raise ValueError("tau must be a positive integer")
     tau = int(tau)
+    if isinstance(hits, pd.DataFrame):
+        hits = hits.to_numpy()
     if n_criteria is None:
-        if isinstance(hits, np.ndarray) and hits.ndim == 2:
+        if isinstance(hits, np.ndarray) and hits.ndim == 2 and hits.dtype.kind in "biuf":
             arr = hits
             h = (
                 np.nansum(np.where(arr == 1, 1.0, 0.0), axis=1)

@@ -847,6 +847,35 @@ def test_it_matches_a_loop_based_paired_bootstrap_for_the_macro_f1_difference():
     assert res.ci[1] == approx(np.percentile(reps, 97.5), abs=TOL)
 
 
+def test_it_uses_an_exact_multinomial_bootstrap_over_cluster_types():
+    """Item-level bootstrap: 4 cluster types, resampled as Multinomial(G, share)."""
+    rng = np.random.default_rng(21)
+    ref = rng.integers(0, 2, 400)
+    pred = np.where(rng.random(400) < 0.8, ref, 1 - ref)
+    res = M.bootstrap_macro_f1(ref, pred, None, n_boot=300, seed=5)
+    # replay: types in cell order tn, fp, fn, tp (the implementation's key order)
+    cells = [(0, 0), (0, 1), (1, 0), (1, 1)]
+    counts = np.array([np.sum((ref == a) & (pred == b)) for a, b in cells])
+    draws = np.random.default_rng(5).multinomial(400, counts / 400, size=300)
+    reps = []
+    for row in draws:
+        r_ = np.concatenate([[a] * m for (a, _), m in zip(cells, row, strict=True)])
+        p_ = np.concatenate([[b] * m for (_, b), m in zip(cells, row, strict=True)])
+        reps.append(f1_score(r_, p_, average="macro", labels=[0, 1], zero_division=0))
+    assert res.ci[0] == approx(np.percentile(reps, 2.5), abs=TOL)
+    assert res.ci[1] == approx(np.percentile(reps, 97.5), abs=TOL)
+    # and it agrees in distribution with resampling item indices
+    idx = np.random.default_rng(0).integers(0, 400, size=(3000, 400))
+    r_, p_ = ref[idx], pred[idx]
+    tp = ((r_ == 1) & (p_ == 1)).sum(1)
+    tn = ((r_ == 0) & (p_ == 0)).sum(1)
+    wrong = (r_ != p_).sum(1)
+    naive = (2 * tp / (2 * tp + wrong) + 2 * tn / (2 * tn + wrong)) / 2
+    wide = M.bootstrap_macro_f1(ref, pred, None, n_boot=3000, seed=5)
+    assert wide.ci[0] == approx(np.percentile(naive, 2.5), abs=0.01)
+    assert wide.ci[1] == approx(np.percentile(naive, 97.5), abs=0.01)
+
+
 def test_it_is_deterministic_for_a_seed_and_resamples_items_without_groups():
     rng = np.random.default_rng(4)
     ref = rng.integers(0, 2, 200)
