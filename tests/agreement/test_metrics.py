@@ -378,7 +378,7 @@ def test_it_matches_irrcac_on_random_string_labels():
 
 def test_it_matches_sklearn_and_irrcac_cohen_kappa_on_random_pairs():
     rng = np.random.default_rng(11)
-    for _trial in range(25):
+    for _trial in range(15):
         q = int(rng.integers(2, 6))
         cats = list(range(q + 1))  # one category never drawn
         data = random_ratings(rng, int(rng.integers(5, 60)), 2, cats[:q], p_missing=0.0)
@@ -407,7 +407,7 @@ def test_it_matches_sklearn_and_irrcac_cohen_kappa_on_random_pairs():
 def test_it_matches_irrcac_conger_kappa_on_random_matrices():
     rng = np.random.default_rng(13)
     checked = 0
-    for _ in range(30):
+    for _ in range(16):
         q = int(rng.integers(2, 5))
         cats = list(range(1, q + 2))
         df = pd.DataFrame(
@@ -423,7 +423,7 @@ def test_it_matches_irrcac_conger_kappa_on_random_matrices():
                 continue
             assert_matches_irr(res, est)
         checked += 1
-    assert checked >= 15
+    assert checked >= 8
 
 
 def test_it_reports_one_sided_and_two_sided_p_values_consistently():
@@ -693,7 +693,7 @@ def test_it_returns_none_for_degenerate_krippendorff_input():
 
 def test_it_matches_sklearn_macro_f1_on_random_binary_labels():
     rng = np.random.default_rng(2)
-    for _ in range(50):
+    for _ in range(25):
         n = int(rng.integers(2, 200))
         ref = rng.integers(0, 2, n)
         pred = np.where(rng.random(n) < 0.7, ref, rng.integers(0, 2, n))
@@ -824,8 +824,8 @@ def test_it_matches_a_loop_based_cluster_bootstrap_for_macro_f1():
     groups = np.repeat(np.arange(30), 5)
     ref = rng.integers(0, 2, groups.size)
     pred = np.where(rng.random(groups.size) < 0.8, ref, 1 - ref)
-    res = M.bootstrap_macro_f1(ref, pred, groups, n_boot=300, seed=42)
-    reps = naive_bootstrap(ref, [pred], groups, 300, 42)
+    res = M.bootstrap_macro_f1(ref, pred, groups, n_boot=200, seed=42)
+    reps = naive_bootstrap(ref, [pred], groups, 200, 42)
     assert res.value == approx(f1_score(ref, pred, average="macro"), abs=TOL)
     assert res.ci[0] == approx(np.percentile(reps, 2.5), abs=TOL)
     assert res.ci[1] == approx(np.percentile(reps, 97.5), abs=TOL)
