@@ -102,6 +102,7 @@ def _reply_text(body: dict[str, Any], mode: str) -> str:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, as real endpoints do
+    disable_nagle_algorithm = True  # headers and body go out as two writes; Nagle would hold the body ~40 ms
     server: "_Server"
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name

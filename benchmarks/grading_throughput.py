@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Grading throughput: 10,000 rubric decisions against a fake endpoint answering after 200 ms.
+
+    .venv/bin/python benchmarks/grading_throughput.py [--decisions 10000] [--latency-ms 200]
+        [--concurrency 32] [--workers 2] [--database-url postgres://...]
+
+Uses its own PostgreSQL database (default medreview_grading_bench, created and migrated if needed),
+starts the fake OpenAI-compatible endpoint (`manage.py fake_openai_server`) and N worker processes
+(`manage.py db_worker --queue-name grading`, TASKS_BACKEND=db), then starts one grading job with
+`parallel_tasks = N` so the config's concurrency limit is shared: each runner task uses concurrency / N
+threads and the workers claim the job's chunks from the database. Prints the wall time from job creation
+to done and its ratio to the ideal decisions x latency / concurrency (62.5 s for the defaults).
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/medreview_grading_bench"
+CRITERIA_PER_CASE = 10
+
+
+def ensure_database(url: str) -> None:
+    import psycopg
+
+    name = url.rsplit("/", 1)[1]
+    admin_url = url.rsplit("/", 1)[0] + "/postgres"
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def build_data(decisions: int) -> int:
+    """Cases with 10 criteria and one response each; returns the release id."""
+    from cases.models import Case, CaseRevision, Dataset, ModelResponse, Release, RubricCriterion
+
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    dataset, _ = Dataset.objects.get_or_create(name="Grading benchmark")
+    release = Release.objects.create(
+        dataset=dataset, label=f"bench-{stamp}", format="livemedbench", file_name="benchmark", sha256=stamp.ljust(64, "0")
+    )
+    n_cases = -(-decisions // CRITERIA_PER_CASE)
+    cases = Case.objects.bulk_create(Case(dataset=dataset, external_id=f"{stamp}-{i}") for i in range(n_cases))
+    revisions = CaseRevision.objects.bulk_create(
+        CaseRevision(
+            case=case, number=1, release=release, content_hash=f"{stamp}-{i}", language="en",
+            narrative=f"Patient {i}: 45-year-old with three days of fever and a dry cough.",
+            core_request="Do I need antibiotics?", doctor_advice="Likely viral; rest, fluids, return if breathless.",
+        )
+        for i, case in enumerate(cases)
+    )
+    for case, revision in zip(cases, revisions, strict=True):
+        case.current_revision = revision
+    Case.objects.bulk_update(cases, ["current_revision"], batch_size=1000)
+    criteria = []
+    for i, revision in enumerate(revisions):
+        left = min(CRITERIA_PER_CASE, decisions - i * CRITERIA_PER_CASE)
+        criteria += [
+            RubricCriterion(revision=revision, order=j + 1, text=f"Case {i} criterion {j}: mentions item {j}",
+                            points=(j % 10) + 1 if j % 4 else -5, axis="Accuracy")
+            for j in range(left)
+        ]
+    RubricCriterion.objects.bulk_create(criteria, batch_size=2000)
+    ModelResponse.objects.bulk_create(
+        ModelResponse(revision=r, model_name="bench-model", text=f"Rest and fluids for patient {i}.", release=release)
+        for i, r in enumerate(revisions)
+    )
+    return release.pk
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--decisions", type=int, default=10_000)
+    parser.add_argument("--latency-ms", type=int, default=200)
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--port", type=int, default=8799)
+    parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB))
+    args = parser.parse_args()
+
+    env = {
+        **os.environ, "DATABASE_URL": args.database_url, "TASKS_BACKEND": "db",
+        "SECRET_KEY": os.environ.get("SECRET_KEY", "grading-benchmark-only"), "DEBUG": "0",
+        "DJANGO_SETTINGS_MODULE": "medreview.settings", "BENCH_OPENAI_API_KEY": "bench-any-key",
+        "LOG_LEVEL": "WARNING",
+    }
+    os.environ.update(env)
+    ensure_database(args.database_url)
+
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    from graders import services
+    from graders.models import GraderConfig, GradingChunk, GradingJob, JobStatus
+
+    call_command("migrate", verbosity=0)
+    t = time.monotonic()
+    release_id = build_data(args.decisions)
+    print(f"data: {args.decisions} criterion decisions built in {time.monotonic() - t:.1f}s")
+
+    python = sys.executable
+    server = subprocess.Popen(
+        [python, "manage.py", "fake_openai_server", "--port", str(args.port), "--latency-ms", str(args.latency_ms)],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+    )
+    # Closed (and deleted) when the benchmark exits.
+    logs = [tempfile.NamedTemporaryFile("w+", suffix=f"-worker{i}.log") for i in range(args.workers)]  # noqa: SIM115
+    workers = [
+        subprocess.Popen(
+            [python, "manage.py", "db_worker", "--queue-name", "grading", "--interval", "0.1", "--no-startup-delay",
+             "--worker-id", f"bench-worker-{i}"],
+            cwd=ROOT, env={**env, "LOG_LEVEL": "INFO"}, stdout=log, stderr=subprocess.STDOUT,
+        )
+        for i, log in enumerate(logs)
+    ]
+    try:
+        # Booting Django in the workers is not part of the measured time: wait until each one polls.
+        deadline = time.monotonic() + 120
+        while not all("Starting worker" in Path(log.name).read_text() for log in logs):
+            if time.monotonic() > deadline or any(w.poll() is not None for w in workers):
+                raise SystemExit("the workers did not start:\n" + "".join(Path(log.name).read_text() for log in logs))
+            time.sleep(0.2)
+        time.sleep(0.5)
+        template = services.prompt_template_default(kind="rubric-grader")
+        config, _ = GraderConfig.objects.update_or_create(
+            name="Benchmark rubric grader (fake server)",
+            defaults={
+                "kind": "rubric-grader", "base_url": f"http://127.0.0.1:{args.port}/v1", "model": "fake-grader-1",
+                "concurrency": args.concurrency, "timeout_seconds": 30, "max_attempts": 3,
+                "backoff_base_seconds": 0.2, "api_key_env": "BENCH_OPENAI_API_KEY", "prompt": template,
+            },
+        )
+        started = time.monotonic()
+        job = services.grading_job_create(
+            config=config, selection={"release": release_id}, created_by=None, parallel_tasks=args.workers
+        )
+        while True:
+            job.refresh_from_db()
+            if job.status in (JobStatus.DONE, JobStatus.FAILED, JobStatus.CANCELLED):
+                break
+            if any(w.poll() is not None for w in workers):
+                raise SystemExit("a worker exited early")
+            time.sleep(0.1)
+        wall = time.monotonic() - started
+    finally:
+        for proc in (*workers, server):
+            proc.terminate()
+        for proc in (*workers, server):
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+    ideal = args.decisions * args.latency_ms / 1000 / args.concurrency
+    chunks = GradingChunk.objects.filter(job=job)
+    runners = chunks.values("claimed_by").distinct().count()
+    job = GradingJob.objects.get(pk=job.pk)
+    print(f"job {job.pk}: status {job.status}, {job.done}/{job.total} stored, {job.invalid} invalid, "
+          f"{job.failed} failed, {job.retries} retries, {chunks.count()} chunks taken by {runners} runner tasks")
+    print(f"wall time: {wall:.1f} s for {job.total} decisions at concurrency {args.concurrency} "
+          f"with {args.workers} workers ({job.total / wall:.0f} decisions/s)")
+    print(f"ideal: {args.decisions} x {args.latency_ms / 1000} s / {args.concurrency} = {ideal:.1f} s; "
+          f"ratio {wall / ideal:.2f}x (target <= 1.3x)")
+
+
+if __name__ == "__main__":
+    main()
