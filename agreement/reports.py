@@ -881,3 +881,66 @@ def software_version() -> str:
         from django.conf import settings
 
         return str(settings.SPECTACULAR_SETTINGS.get("VERSION", "0.1.0"))
+
+
+# ---------------------------------------------------------------------------
+# Cached reports (pages and charts at ClinConsensus scale)
+# ---------------------------------------------------------------------------
+
+
+def labels_fingerprint() -> str:
+    """Changes whenever a rating, grader decision, judge score or pairwise judgement is added or removed.
+
+    Ratings and decisions are written once and never updated, so the highest id and the row count
+    of each table identify the data a report was computed from.
+    """
+    from django.db.models import Count, Max
+
+    from annotation.models import Rating
+    from cases.models import GraderDecision, JudgeScore, PairwiseJudgement
+
+    parts = []
+    for model in (Rating, GraderDecision, JudgeScore, PairwiseJudgement):
+        agg = model.objects.aggregate(n=Count("pk"), top=Max("pk"))
+        parts.append(f"{agg['n']}:{agg['top']}")
+    return "/".join(parts)
+
+
+def _cache_key(kind: str, selection: Selection, fingerprint: str) -> str:
+    import hashlib
+    import json
+
+    raw = json.dumps([kind, selection.as_dict(), fingerprint], sort_keys=True)
+    return "agreement:" + hashlib.sha256(raw.encode()).hexdigest()
+
+
+REPORT_CACHE_SECONDS = 3600
+
+
+def cached_report(selection: Selection) -> Report:
+    """The report for a selection, computed once per state of the labels (Django's cache)."""
+    from django.core.cache import cache
+
+    key = _cache_key("report", selection, labels_fingerprint())
+    report = cache.get(key)
+    if report is None:
+        report = build_report(selection)
+        cache.set(key, report, REPORT_CACHE_SECONDS)
+    return report
+
+
+def cached_report_and_charts(selection: Selection) -> tuple[Report, list[Any]]:
+    """Report plus its rendered charts, cached together: drawing is the slow part of a page."""
+    from django.core.cache import cache
+
+    from agreement.charts import report_charts
+
+    fingerprint = labels_fingerprint()
+    key = _cache_key("page", selection, fingerprint)
+    hit = cache.get(key)
+    if hit is None:
+        report = cache.get(_cache_key("report", selection, fingerprint)) or build_report(selection)
+        cache.set(_cache_key("report", selection, fingerprint), report, REPORT_CACHE_SECONDS)
+        hit = (report, report_charts(report))
+        cache.set(key, hit, REPORT_CACHE_SECONDS)
+    return hit

@@ -1,0 +1,310 @@
+"""Agreement reports as files: CSV (a zip, one CSV per table), XLSX, JSON, LaTeX; raw labels as CSV.
+
+Every format carries the same tables as the report page. JSON and the XLSX "About" sheet also
+carry the selection, the labels used, the metric conventions, the counts, the generation time
+and the software version, so a file is self-describing.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import zipfile
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from agreement.reports import Report, Table, software_version
+from agreement.selectors import RAW_LABEL_COLUMNS, Selection, raw_label_rows
+
+FORMATS = {
+    "csv": ("application/zip", "zip"),
+    "xlsx": ("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "xlsx"),
+    "json": ("application/json", "json"),
+    "tex": ("application/x-tex", "tex"),
+}
+
+
+def _plain(value: Any) -> Any:
+    """JSON/XLSX-safe cell: numpy scalars to Python, NaN/inf to None."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if value is pd.NA or value is pd.NaT:
+        return None
+    return value
+
+
+def table_records(table: Table) -> list[dict[str, Any]]:
+    frame = table.frame.astype(object)
+    return [{c: _plain(v) for c, v in zip(frame.columns, row, strict=True)} for row in frame.itertuples(index=False)]
+
+
+def metadata(report: Report) -> dict[str, Any]:
+    return {
+        "software": {"name": "medreview", "version": software_version()},
+        "generated_at": report.generated_at.isoformat(),
+        "selection": report.selection.as_dict(),
+        "labels_used": report.labels_used,
+        "counts": report.counts,
+        "conventions": report.conventions,
+        "documentation": "docs/agreement.md, docs/metrics.md",
+    }
+
+
+def report_dict(report: Report) -> dict[str, Any]:
+    return {
+        **metadata(report),
+        "tables": {
+            t.key: {"title": t.title, "note": t.note, "columns": [str(c) for c in t.frame.columns],
+                    "rows": table_records(t)}
+            for t in report.tables
+        },
+    }
+
+
+def report_json(report: Report) -> bytes:
+    return json.dumps(report_dict(report), indent=2, ensure_ascii=False, default=str).encode("utf-8")
+
+
+def report_csv_zip(report: Report) -> bytes:
+    """One CSV per table (tables have different columns), plus about.json with the metadata."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for table in report.tables:
+            archive.writestr(f"{table.key}.csv", table.frame.to_csv(index=False))
+        archive.writestr("about.json", json.dumps(metadata(report), indent=2, ensure_ascii=False, default=str))
+    return buffer.getvalue()
+
+
+def report_xlsx(report: Report) -> bytes:
+    from openpyxl import Workbook
+
+    workbook = Workbook()
+    about = workbook.active
+    about.title = "About"
+    meta = metadata(report)
+    about.append(["medreview agreement report"])
+    about.append(["software version", meta["software"]["version"]])
+    about.append(["generated at", meta["generated_at"]])
+    about.append(["labels used", meta["labels_used"]])
+    about.append(["selection", json.dumps(meta["selection"])])
+    for key, value in meta["counts"].items():
+        about.append([f"count: {key}", value])
+    for key, value in meta["conventions"].items():
+        about.append([f"convention: {key}", value])
+    for table in report.tables:
+        sheet = workbook.create_sheet(title=table.key[:31])
+        sheet.append([str(c) for c in table.frame.columns])
+        for record in table_records(table):
+            sheet.append([_cell(v) for v in record.values()])
+    buffer = io.BytesIO()
+    workbook.save(buffer)
+    return buffer.getvalue()
+
+
+def _looks_like_formula(value: str) -> bool:
+    """A cell spreadsheet software would run as a formula (negative numbers are left alone)."""
+    if value[:1] in ("=", "+", "@"):
+        return True
+    if value[:1] == "-":
+        try:
+            float(value)
+        except ValueError:
+            return True
+    return False
+
+
+def _cell(value: Any) -> Any:
+    if isinstance(value, list | tuple | dict):
+        return json.dumps(value)
+    if isinstance(value, str) and _looks_like_formula(value):
+        # A label or name starting like a formula must stay text in Excel.
+        return "'" + value
+    return value
+
+
+# ---------------------------------------------------------------------------
+# LaTeX (booktabs)
+# ---------------------------------------------------------------------------
+
+_TEX_ESCAPES = {
+    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+}
+
+
+def tex_escape(text: Any) -> str:
+    return "".join(_TEX_ESCAPES.get(ch, ch) for ch in str(text))
+
+
+def _f(value: Any, digits: int = 3) -> str:
+    value = _plain(value)
+    if value is None or value == "":
+        return "--"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return tex_escape(value)
+
+
+def _p(value: Any) -> str:
+    value = _plain(value)
+    if value is None:
+        return "--"
+    if value < 1e-4:
+        exponent = math.floor(math.log10(value)) if value > 0 else -300
+        mantissa = value / 10**exponent if value > 0 else 1.0
+        return f"${mantissa:.2f}\\times10^{{{exponent}}}$" if value > 0 else r"$<10^{-300}$"
+    return f"{value:.4f}"
+
+
+def _ci(low: Any, high: Any) -> str:
+    low, high = _plain(low), _plain(high)
+    if low is None or high is None:
+        return "--"
+    return f"[{low:.3f}, {high:.3f}]"
+
+
+def _tabular(caption: str, label: str, header: list[str], rows: list[list[str]], align: str) -> str:
+    lines = [
+        r"\begin{table}[t]",
+        r"\centering",
+        f"\\caption{{{tex_escape(caption)}}}",
+        f"\\label{{{label}}}",
+        f"\\begin{{tabular}}{{{align}}}",
+        r"\toprule",
+        " & ".join(header) + r" \\",
+        r"\midrule",
+        *[" & ".join(r) + r" \\" for r in rows],
+        r"\bottomrule",
+        r"\end{tabular}",
+        r"\end{table}",
+    ]
+    return "\n".join(lines)
+
+
+def _stratum_prefix(frame: pd.DataFrame) -> tuple[bool, list[str]]:
+    has = "stratum" in frame.columns
+    return has, (["Stratum"] if has else [])
+
+
+def report_tex(report: Report) -> str:
+    """Paper-ready booktabs tables (needs \\usepackage{booktabs})."""
+    parts = [
+        "% medreview agreement report, generated " + report.generated_at.isoformat()
+        + f" by medreview {software_version()}",
+        "% " + report.labels_used,
+        "% Requires \\usepackage{booktabs}.",
+    ]
+    dq = report.table("data_quality")
+    if dq is not None and len(dq.frame):
+        has, head = _stratum_prefix(dq.frame)
+        rows = [
+            ([tex_escape(r["stratum"])] if has else []) + [
+                tex_escape(r["task_name"]), _f(r["approval_rate"]), _f(r["percent_agreement"]), _f(r["ac1"]),
+                _ci(r["ac1_ci_low"], r["ac1_ci_high"]), _f(r["fleiss_kappa"]), _f(r["n_subjects"]),
+            ]
+            for _, r in dq.frame.iterrows()
+        ]
+        parts.append(_tabular(
+            "Physician assessment of data quality: approval rate, percent agreement, Gwet's AC1 with 95% CI "
+            "and Fleiss' kappa (first-round labels).", "tab:data-quality",
+            [*head, "Task", "Approval", "Agreement", "AC1", "95\\% CI", "Fleiss' $\\kappa$", "$n$"], rows,
+            "l" * (len(head) + 1) + "rrrcrr",
+        ))
+    gr = report.table("grader_reliability")
+    if gr is not None and len(gr.frame):
+        has, head = _stratum_prefix(gr.frame)
+        rows = [
+            ([tex_escape(r["stratum"])] if has else []) + [
+                tex_escape(r["evaluator"]), _f(r["macro_f1"]), _f(r["pearson_r"]),
+                _ci(r["pearson_ci_low"], r["pearson_ci_high"]), _p(r["pearson_p"]), _f(r["n_invalid"]),
+                _f(r["positive_rate"]),
+            ]
+            for _, r in gr.frame.iterrows()
+        ]
+        parts.append(_tabular(
+            "Criterion-level Macro-F1 and case-level Pearson correlation with the physicians' consensus score.",
+            "tab:grader-reliability",
+            [*head, "Evaluator", "Macro-F1", "$r$", "95\\% CI", "$p$", "Invalid", "Positive rate"], rows,
+            "l" * (len(head) + 1) + "rrcrrr",
+        ))
+    eg = report.table("expert_groups")
+    if eg is not None and len(eg.frame):
+        has, head = _stratum_prefix(eg.frame)
+        share = next((c for c in eg.frame.columns if c.startswith("share_cases_below")), None)
+        rows = [
+            ([tex_escape(r["stratum"])] if has else []) + [
+                tex_escape(r["scope"]), _f(r["macro_f1"]), _f(r["case_mf1_median"]),
+                _f(r[share]) if share else "--", _f(r["n_decisions"]),
+            ]
+            for _, r in eg.frame.iterrows()
+        ]
+        parts.append(_tabular(
+            "Macro-F1 between expert groups, pooled and per model, with the case-level median and the share of "
+            "cases below 0.6.", "tab:expert-groups",
+            [*head, "Model", "Pooled MF1", "Median case MF1", "Cases $<0.6$", "Decisions"], rows,
+            "l" * (len(head) + 1) + "rrrr",
+        ))
+    rs = report.table("ranking_stability")
+    if rs is not None and len(rs.frame):
+        rows = [
+            [tex_escape(r["grader_a"]), tex_escape(r["grader_b"]), _f(r["spearman"]), _f(r["kendall"]),
+             tex_escape(r["top3_overlap"] or "--"), tex_escape(r["top5_overlap"] or "--"),
+             _f(r["mean_abs_diff_pp"], 2)]
+            for _, r in rs.frame.iterrows()
+        ]
+        parts.append(_tabular(
+            "Model-ranking stability between graders.", "tab:ranking-stability",
+            ["Grader A", "Grader B", "Spearman", "Kendall", "Top-3", "Top-5", "MAD (pp)"], rows, "llrrccr",
+        ))
+    return "\n\n".join(parts) + "\n"
+
+
+def render(report: Report, fmt: str) -> bytes:
+    if fmt == "csv":
+        return report_csv_zip(report)
+    if fmt == "xlsx":
+        return report_xlsx(report)
+    if fmt == "json":
+        return report_json(report)
+    if fmt == "tex":
+        return report_tex(report).encode("utf-8")
+    raise ValueError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
+
+
+def filename(report: Report, fmt: str) -> str:
+    sel = report.selection
+    scope = f"study{sel.study_id}" if sel.study_id else (f"release{sel.release_id}" if sel.release_id else "all")
+    return f"agreement-{scope}.{FORMATS[fmt][1]}"
+
+
+# ---------------------------------------------------------------------------
+# Raw labels, long format
+# ---------------------------------------------------------------------------
+
+
+class _Echo:
+    def write(self, value: str) -> str:
+        return value
+
+
+def raw_labels_lines(selection: Selection) -> Iterator[str]:
+    """CSV lines of every rating in the selection, all rounds, raters by pseudonym only."""
+    writer = csv.writer(_Echo())
+    yield writer.writerow(RAW_LABEL_COLUMNS)
+    for row in raw_label_rows(selection).iterator(chunk_size=5000):
+        values = list(row)
+        values[-1] = values[-1].isoformat() if values[-1] else ""
+        yield writer.writerow(["" if v is None else _csv_text(v) for v in values])
+
+
+def _csv_text(value: Any) -> Any:
+    if isinstance(value, str) and _looks_like_formula(value):
+        return "'" + value
+    return value

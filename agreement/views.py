@@ -1,0 +1,146 @@
+"""Researcher pages: the list of studies and releases, a report with filters and charts, exports."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from django.db.models import Count
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, StreamingHttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods
+
+from agreement import exports
+from agreement.access import release_for_reader, releases_for_reader, studies_for_reader, study_for_reader
+from agreement.forms import ReportFilterForm
+from agreement.reports import Report, Table, cached_report, cached_report_and_charts
+from agreement.selectors import Selection, study_models
+
+COUNT_COLUMNS = {"tp", "fp", "fn", "tn", "unknown_labels"}
+
+
+def _cell(column: str, value: Any) -> str:
+    """Table cells as researchers read them: counts as integers, p-values in scientific notation."""
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "—"
+        if column.startswith("n_") or column in COUNT_COLUMNS:
+            return f"{int(value)}"
+        if column.endswith("_p") and value < 1e-3:
+            return f"{value:.2e}"
+        if column.endswith("_pp"):
+            return f"{value:.2f}"
+        return f"{value:.3f}"
+    return str(value)
+
+
+def display_table(table: Table) -> dict[str, Any]:
+    frame = table.frame
+    columns = [str(c) for c in frame.columns]
+    rows = [[_cell(c, v) for c, v in zip(columns, row, strict=True)] for row in frame.astype(object).itertuples(
+        index=False)]
+    return {"key": table.key, "title": table.title, "note": table.note,
+            "columns": [c.replace("_", " ") for c in columns], "rows": rows}
+
+
+@require_http_methods(["GET"])
+def report_index(request: HttpRequest) -> HttpResponse:
+    studies = studies_for_reader(request.user).annotate(n_items=Count("items", distinct=True)).order_by("-created_at")
+    releases = releases_for_reader(request.user).order_by("dataset__name", "-imported_at")
+    return render(request, "agreement/report_index.html", {"studies": studies, "releases": releases})
+
+
+def _report_page(
+    request: HttpRequest, *, title: str, scope: dict[str, int], form: ReportFilterForm, export_name: str,
+    labels_url: str, subject: Any,
+) -> HttpResponse:
+    query = request.GET.urlencode()
+    export_links = [
+        (fmt, reverse(export_name, args=[subject.pk, fmt]) + (f"?{query}" if query else ""))
+        for fmt in exports.FORMATS
+    ]
+    context: dict[str, Any] = {"title": title, "form": form, "subject": subject, "export_links": export_links,
+                               "labels_url": labels_url}
+    if not form.is_valid():
+        return render(request, "agreement/report.html", context, status=400)
+    try:
+        selection = form.selection(**scope)
+    except ValueError as exc:
+        form.add_error(None, str(exc))
+        return render(request, "agreement/report.html", context, status=400)
+    report, charts = cached_report_and_charts(selection)
+    context.update({"report": report, "tables": [display_table(t) for t in report.tables], "charts": charts})
+    return render(request, "agreement/report.html", context)
+
+
+@require_http_methods(["GET"])
+def study_report(request: HttpRequest, pk: int) -> HttpResponse:
+    study = study_for_reader(request.user, pk)
+    form = ReportFilterForm(request.GET, study=study, models=study_models(study.pk))
+    return _report_page(
+        request, title=f"Agreement report: {study.name}", scope={"study_id": study.pk}, form=form, subject=study,
+        export_name="agreement:study_export",
+        labels_url=reverse("agreement:study_labels", args=[study.pk]),
+    )
+
+
+@require_http_methods(["GET"])
+def release_report(request: HttpRequest, pk: int) -> HttpResponse:
+    release = release_for_reader(request.user, pk)
+    form = ReportFilterForm(request.GET)
+    return _report_page(
+        request, title=f"Agreement report: {release}", scope={"release_id": release.pk}, form=form, subject=release,
+        export_name="agreement:release_export",
+        labels_url=reverse("agreement:release_labels", args=[release.pk]),
+    )
+
+
+def _export(request: HttpRequest, form: ReportFilterForm, scope: dict[str, int], fmt: str) -> HttpResponse:
+    if fmt not in exports.FORMATS:
+        return HttpResponseBadRequest(f"Unknown format {fmt!r}; choose from {', '.join(exports.FORMATS)}.")
+    if not form.is_valid():
+        return HttpResponseBadRequest("Invalid filters: " + "; ".join(
+            f"{field}: {' '.join(errors)}" for field, errors in form.errors.items()))
+    try:
+        selection = form.selection(**scope)
+    except ValueError as exc:
+        return HttpResponseBadRequest(str(exc))
+    report: Report = cached_report(selection)
+    content_type, _ext = exports.FORMATS[fmt]
+    response = HttpResponse(exports.render(report, fmt), content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{exports.filename(report, fmt)}"'
+    return response
+
+
+@require_http_methods(["GET"])
+def study_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
+    study = study_for_reader(request.user, pk)
+    return _export(request, ReportFilterForm(request.GET, study=study, models=study_models(study.pk)),
+                   {"study_id": study.pk}, fmt)
+
+
+@require_http_methods(["GET"])
+def release_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
+    release = release_for_reader(request.user, pk)
+    return _export(request, ReportFilterForm(request.GET), {"release_id": release.pk}, fmt)
+
+
+def _labels_response(selection: Selection, name: str) -> StreamingHttpResponse:
+    response = StreamingHttpResponse(exports.raw_labels_lines(selection), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+@require_http_methods(["GET"])
+def study_labels(request: HttpRequest, pk: int) -> StreamingHttpResponse:
+    study = study_for_reader(request.user, pk)
+    return _labels_response(Selection(study_id=study.pk), f"labels-study{study.pk}.csv")
+
+
+@require_http_methods(["GET"])
+def release_labels(request: HttpRequest, pk: int) -> StreamingHttpResponse:
+    release = release_for_reader(request.user, pk)
+    return _labels_response(Selection(release_id=release.pk), f"labels-release{release.pk}.csv")
