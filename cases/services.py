@@ -22,6 +22,7 @@ from django.db import models, transaction
 from django.db.models import Subquery
 from django.utils import timezone
 
+from cases import bulk
 from cases.importers import ImportIssue, ParsedCase, ParseResult, parse
 from cases.models import (
     MCQ,
@@ -55,10 +56,6 @@ DEFAULT_DATASETS = {
     ImportFormat.HEALTHBENCH: "HealthBench",
     ImportFormat.GENERIC: "ClinConsensus",
 }
-# Large enough that a LiveMedBench release is a handful of INSERTs, small enough for SQLite's
-# limit on query parameters (32,766) with the widest row (CaseRevision, ~20 columns).
-BATCH_SIZE = 1000
-
 Progress = Callable[[str, int, int], None]
 
 
@@ -383,48 +380,44 @@ def _names(model: type[Specialty] | type[Theme], names: set[str]) -> dict[str, i
 def _write_cases(plan: _Plan, dataset: Dataset, release: Release, progress: Progress | None) -> None:
     created = plan.created()
     total = sum(created.values()) + len(plan.reverted)
-    done = 0
-    new_cases = Case.objects.bulk_create(
-        [Case(dataset=dataset, external_id=c.external_id) for c in plan.new_cases], batch_size=BATCH_SIZE
-    )
-    targets = [(c, row.pk, 1) for c, row in zip(plan.new_cases, new_cases, strict=True)] + plan.changed
-    done += len(new_cases)
-    _notify(progress, "write", done, total)
-
-    revisions = CaseRevision.objects.bulk_create(
-        [
-            CaseRevision(
-                case_id=case_id, number=number, release=release, content_hash=c.content_hash,
-                post_time=c.post_time, language=c.language, narrative=c.narrative,
-                core_request=c.core_request, doctor_advice=c.doctor_advice, conversation=c.conversation,
-                difficulty=c.difficulty, register=c.register, icd_chapter=c.icd_chapter,
-                disease_cluster=c.disease_cluster, rarity=c.rarity, source=c.source, extra=c.extra, raw=c.raw,
-            )
-            for c, case_id, number in targets
-        ],
-        batch_size=BATCH_SIZE,
-    )
-    done += len(plan.changed)
+    new_cases = [Case(dataset=dataset, external_id=c.external_id) for c in plan.new_cases]
+    targets = [(c, row, 1) for c, row in zip(plan.new_cases, new_cases, strict=True)]
+    targets += [(c, Case(pk=case_id), number) for c, case_id, number in plan.changed]
+    revisions = [
+        CaseRevision(
+            number=number, release=release, content_hash=c.content_hash,
+            post_time=c.post_time, language=c.language, narrative=c.narrative,
+            core_request=c.core_request, doctor_advice=c.doctor_advice, conversation=c.conversation,
+            difficulty=c.difficulty, register=c.register, icd_chapter=c.icd_chapter,
+            disease_cluster=c.disease_cluster, rarity=c.rarity, source=c.source, extra=c.extra, raw=c.raw,
+        )
+        for c, _, number in targets
+    ]
+    if bulk.is_postgres():
+        # Ids first, so a new case is written already pointing at its first revision.
+        bulk.allocate_ids(new_cases)
+        bulk.allocate_ids(revisions)
+        for case, revision in zip(new_cases, revisions, strict=False):
+            case.current_revision_id = revision.pk
+    bulk.insert(new_cases)
+    for (_, case, _), revision in zip(targets, revisions, strict=True):
+        revision.case_id = case.pk
+    bulk.insert(revisions)
+    done = len(new_cases) + len(revisions)
     _notify(progress, "write", done, total)
 
     specialties = _names(Specialty, {s for c, _, _ in targets for s in c.specialties})
     themes = _names(Theme, {t for c, _, _ in targets for t in c.themes})
     SpecialtyLink = CaseRevision.specialties.through
     ThemeLink = CaseRevision.themes.through
-    SpecialtyLink.objects.bulk_create(
-        [
-            SpecialtyLink(caserevision_id=rev.pk, specialty_id=specialties[name])
-            for (c, _, _), rev in zip(targets, revisions, strict=True) for name in dict.fromkeys(c.specialties)
-        ],
-        batch_size=BATCH_SIZE,
-    )
-    ThemeLink.objects.bulk_create(
-        [
-            ThemeLink(caserevision_id=rev.pk, theme_id=themes[name])
-            for (c, _, _), rev in zip(targets, revisions, strict=True) for name in dict.fromkeys(c.themes)
-        ],
-        batch_size=BATCH_SIZE,
-    )
+    bulk.insert([
+        SpecialtyLink(caserevision_id=rev.pk, specialty_id=specialties[name])
+        for (c, _, _), rev in zip(targets, revisions, strict=True) for name in dict.fromkeys(c.specialties)
+    ])
+    bulk.insert([
+        ThemeLink(caserevision_id=rev.pk, theme_id=themes[name])
+        for (c, _, _), rev in zip(targets, revisions, strict=True) for name in dict.fromkeys(c.themes)
+    ])
 
     criteria = [
         RubricCriterion(
@@ -434,53 +427,43 @@ def _write_cases(plan: _Plan, dataset: Dataset, release: Release, progress: Prog
         for (c, _, _), rev in zip(targets, revisions, strict=True)
         for order, crit in enumerate(c.criteria, start=1)
     ]
-    for start in range(0, len(criteria), BATCH_SIZE * 5):
-        RubricCriterion.objects.bulk_create(criteria[start : start + BATCH_SIZE * 5], batch_size=BATCH_SIZE)
-        done += len(criteria[start : start + BATCH_SIZE * 5])
-        _notify(progress, "write", done, total)
-
-    with_sets = [(c, rev) for (c, _, _), rev in zip(targets, revisions, strict=True) if c.question_set]
-    question_sets = QuestionSet.objects.bulk_create(
-        [
-            QuestionSet(
-                revision_id=rev.pk, scenario=c.question_set.scenario,
-                scenario_images=c.question_set.scenario_images, scenario_tables=c.question_set.scenario_tables,
-            )
-            for c, rev in with_sets
-        ],
-        batch_size=BATCH_SIZE,
-    )
-    MCQ.objects.bulk_create(
-        [
-            MCQ(
-                question_set_id=qs.pk, order=order, stage=m.stage, question=m.question, options=m.options,
-                correct_answer=m.correct_answer, image_details=m.image_details, table_details=m.table_details,
-            )
-            for (c, _), qs in zip(with_sets, question_sets, strict=True)
-            for order, m in enumerate(c.question_set.mcqs, start=1)
-        ],
-        batch_size=BATCH_SIZE,
-    )
-    done += created["question_sets"] + created["mcqs"]
+    bulk.insert(criteria)
+    done += len(criteria)
     _notify(progress, "write", done, total)
 
-    moves = [Case(pk=case_id, current_revision_id=rev.pk) for (_, case_id, _), rev in zip(targets, revisions, strict=True)]
-    moves += [Case(pk=case_id, current_revision_id=revision_id) for _, case_id, revision_id in plan.reverted]
-    Case.objects.bulk_update(moves, ["current_revision"], batch_size=BATCH_SIZE)
+    with_sets = [(c, rev) for (c, _, _), rev in zip(targets, revisions, strict=True) if c.question_set]
+    question_sets = bulk.insert([
+        QuestionSet(
+            revision_id=rev.pk, scenario=c.question_set.scenario,
+            scenario_images=c.question_set.scenario_images, scenario_tables=c.question_set.scenario_tables,
+        )
+        for c, rev in with_sets
+    ])
+    bulk.insert([
+        MCQ(
+            question_set_id=qs.pk, order=order, stage=m.stage, question=m.question, options=m.options,
+            correct_answer=m.correct_answer, image_details=m.image_details, table_details=m.table_details,
+        )
+        for (c, _), qs in zip(with_sets, question_sets, strict=True)
+        for order, m in enumerate(c.question_set.mcqs, start=1)
+    ])
+
+    moves = [(case_id, rev.pk) for (_, case_id, _), rev in zip(plan.changed, revisions[len(new_cases):], strict=True)]
+    moves += [(case_id, revision_id) for _, case_id, revision_id in plan.reverted]
+    if not bulk.is_postgres():
+        moves += [(case.pk, rev.pk) for case, rev in zip(new_cases, revisions, strict=False)]
+    bulk.set_current_revisions(moves)
     _notify(progress, "write", total, total)
 
 
 def _write_responses(plan: _Plan, release: Release, model_name: str, progress: Progress | None) -> None:
-    ModelResponse.objects.bulk_create(
-        [
-            ModelResponse(
-                revision_id=revision_id, model_name=model_name, text=r.text, finish_reason=r.finish_reason,
-                release=release, raw=r.raw,
-            )
-            for r, revision_id in plan.responses
-        ],
-        batch_size=BATCH_SIZE,
-    )
+    bulk.insert([
+        ModelResponse(
+            revision_id=revision_id, model_name=model_name, text=r.text, finish_reason=r.finish_reason,
+            release=release, raw=r.raw,
+        )
+        for r, revision_id in plan.responses
+    ])
     _notify(progress, "write", len(plan.responses), len(plan.responses))
 
 
@@ -492,18 +475,15 @@ def _write_decisions(
         release=release,
     )
     verdicts = {True: Verdict.MET, False: Verdict.NOT_MET, None: Verdict.INVALID}
-    rows = [
+    bulk.insert([
         GraderDecision(
-            run=run, response_id=response_id, criterion_id=criterion_id, verdict=verdicts[d.met],
+            run_id=run.pk, response_id=response_id, criterion_id=criterion_id, verdict=verdicts[d.met],
             raw_output=json.dumps(d.raw, ensure_ascii=False), reasoning=d.reasoning,
             error="" if d.met is not None else "the grader's score was not 0 or 1",
         )
         for d, response_id, criterion_id in plan.decisions
-    ]
-    total = len(rows)
-    for start in range(0, total, BATCH_SIZE * 5):
-        GraderDecision.objects.bulk_create(rows[start : start + BATCH_SIZE * 5], batch_size=BATCH_SIZE)
-        _notify(progress, "write", min(start + BATCH_SIZE * 5, total), total)
+    ])
+    _notify(progress, "write", len(plan.decisions), len(plan.decisions))
     return run.pk
 
 

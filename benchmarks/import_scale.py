@@ -1,0 +1,210 @@
+"""Import benchmark at the size of the real releases (a benchmark, not a timed test).
+
+    .venv/bin/python benchmarks/import_scale.py [--database-url postgres://...] [--keep DIR]
+
+Generates a LiveMedBench-scale file (2,756 cases, 16,702 criteria), a LiveClin-scale file
+(1,407 question sets, 6,605 MCQs) and model responses + grader results for 3 models, drops and
+re-creates its own PostgreSQL database (DATABASE_URL, default
+postgres://postgres@127.0.0.1:5432/medreview_bench), migrates it, and imports each file in a fresh
+process through `cases.services.release_import`. Prints, per file: seconds, database rows written,
+rows/s and the process's peak resident memory (ru_maxrss, including Django itself).
+Target on a 2-core machine: each file <= 10 s and < 500 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/medreview_bench"
+MODELS = ("bench-model-a", "bench-model-b", "bench-model-c")
+LMB_CASES, LMB_CRITERIA = 2756, 16702
+LC_SETS, LC_MCQS = 1407, 6605
+
+WORDS_EN = ("patient fever cough pain three days history blood pressure medication dose doctor chest "
+            "abdomen headache nausea mild severe since yesterday worse night after meals taking").split()
+WORDS_ZH = list("患者发热咳嗽疼痛三天病史血压药物剂量医生胸部腹部头痛恶心轻度严重昨天加重夜间饭后服用")
+
+
+def sentence(rng: random.Random, n: int, zh: bool) -> str:
+    if zh:
+        return "".join(rng.choice(WORDS_ZH) for _ in range(n)) + "。"
+    return " ".join(rng.choice(WORDS_EN) for _ in range(n)).capitalize() + "."
+
+
+def split_evenly(total: int, parts: int) -> list[int]:
+    base, extra = divmod(total, parts)
+    return [base + (1 if i < extra else 0) for i in range(parts)]
+
+
+def generate(directory: Path) -> list[tuple[str, str, str, str | None]]:
+    """Write the files; return (label, format, path, model) in import order."""
+    rng = random.Random(20260101)
+    cases = []
+    for i, n_criteria in enumerate(split_evenly(LMB_CRITERIA, LMB_CASES)):
+        zh = i % 3 == 0
+        cases.append({
+            "case_id": f"{109000000 + i}",
+            "post_time": f"2025-{1 + i % 12:02d}-{1 + i % 28:02d}T08:00:00",
+            "narrative": " ".join(sentence(rng, 14, zh) for _ in range(8)),
+            "core_request": sentence(rng, 12, zh),
+            "doctor_advice": " ".join(sentence(rng, 14, zh) for _ in range(5)),
+            "rubric_items": [
+                {"criterion": f"Criterion {j}: " + sentence(rng, 10, zh),
+                 "points": rng.choice([10, 8, 7, 6, 5, 4, 3, 2, -5, -8]),
+                 "axe": rng.choice(["Accuracy", "Completeness", "Communication Quality", "Context Awareness", "Safety"])}
+                for j in range(1, n_criteria + 1)
+            ],
+        })
+    files: list[tuple[str, str, str, str | None]] = []
+    lmb_path = directory / "merged_data_rubric.json"
+    lmb_path.write_text(json.dumps(cases, ensure_ascii=False), encoding="utf-8")
+    files.append(("LiveMedBench cases", "livemedbench", str(lmb_path), None))
+    for model in MODELS:
+        responses = [
+            {"case_id": c["case_id"], "post_time": c["post_time"], "narrative": c["narrative"],
+             "core_request": c["core_request"], "model_response": " ".join(sentence(rng, 14, False) for _ in range(10)),
+             "finish_reason": "stop", "doctor_advice": c["doctor_advice"]}
+            for c in cases
+        ]
+        path = directory / f"{model}_results.json"
+        path.write_text(json.dumps(responses, ensure_ascii=False), encoding="utf-8")
+        files.append((f"responses {model}", "livemedbench-responses", str(path), model))
+    for model in MODELS:
+        grades = []
+        for c in cases:
+            evaluations = {}
+            for j, item in enumerate(c["rubric_items"], start=1):
+                score = rng.randint(0, 1)
+                evaluations[f"rubric_{j}"] = {**item, "score": score, "weighted_score": score * item["points"]}
+            grades.append({"case_id": c["case_id"], "evaluations": evaluations})
+        path = directory / f"evaluation_results_{model}.json"
+        path.write_text(json.dumps(grades, ensure_ascii=False), encoding="utf-8")
+        files.append((f"grades {model}", "livemedbench-grades", str(path), model))
+
+    # A second release in which one case in ten has new text: the revision path at scale.
+    changed = [dict(c, narrative=c["narrative"] + " Updated.") if i % 10 == 0 else c for i, c in enumerate(cases)]
+    v2 = directory / "merged_data_rubric_v2.json"
+    v2.write_text(json.dumps(changed, ensure_ascii=False), encoding="utf-8")
+    files.append(("LiveMedBench v2 (10% changed)", "livemedbench", str(v2), None))
+
+    lines = []
+    for i, n_mcqs in enumerate(split_evenly(LC_MCQS, LC_SETS)):
+        table = "| Test | Result | Reference |\n|---|---|---|\n" + "\n".join(
+            f"| T{k} | {rng.randint(1, 200)} | 1-100 |" for k in range(6)
+        )
+        lines.append(json.dumps({
+            "pmc": f"PMC{11000000 + i}", "Rarity": rng.choice(["Common", "Uncommon", "Rare"]),
+            "Level1": f"Chapter {1 + i % 22}", "Level2": f"Cluster {i % 120}",
+            "exam_creation": {"final_policy": {
+                "scenario": " ".join(sentence(rng, 14, False) for _ in range(12)),
+                "scenario_image_details": [{"caption": "Figure 1", "type": "CT", "url": f"https://example.org/{i}.png"}],
+                "scenario_table_details": [{"caption": "Table 1", "type": "table", "markdown": table}],
+                "mcqs": [
+                    {"stage": ["Diagnosis", "Investigation", "Treatment", "Follow-up", "Prognosis"][k % 5],
+                     "question": sentence(rng, 16, False),
+                     "options": {letter: sentence(rng, 6, False) for letter in "ABCDEFGHIJ"[: rng.randint(4, 10)]},
+                     "correct_answer": "A", "image_details": [], "table_details": []}
+                    for k in range(n_mcqs)
+                ],
+            }},
+        }, ensure_ascii=False))
+    lc_path = directory / "liveclin_2025h1.jsonl"
+    lc_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    files.append(("LiveClin question sets", "liveclin", str(lc_path), None))
+    return files
+
+
+def recreate_database(url: str) -> None:
+    import psycopg
+
+    parts = urlsplit(url)
+    name = parts.path.lstrip("/")
+    admin_url = urlunsplit(parts._replace(path="/postgres"))
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def django_env(url: str) -> dict[str, str]:
+    return {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "medreview.settings",
+            "SECRET_KEY": os.environ.get("SECRET_KEY", "benchmark-only-key"), "LOG_LEVEL": "WARNING"}
+
+
+def import_one(fmt: str, path: str, model: str | None) -> None:
+    """Child process: import one file and print one JSON line of figures."""
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+    from cases.services import DEFAULT_DATASETS, release_import
+
+    data = Path(path).read_bytes()
+    started = time.perf_counter()
+    report = release_import(
+        fmt=fmt, data=data, file_name=Path(path).name, dataset_name=DEFAULT_DATASETS[fmt],
+        release_label=Path(path).stem, model_name=model,
+    )
+    seconds = time.perf_counter() - started
+    created = report.created
+    # Every new case is two rows (Case and its first CaseRevision).
+    rows = sum(created.values()) + created["cases"]
+    print(json.dumps({
+        "status": report.status, "seconds": seconds, "rows": rows, "records": report.records,
+        "bytes": len(data), "errors": [str(e) for e in report.errors[:3]],
+        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL", DEFAULT_URL))
+    parser.add_argument("--keep", type=Path, help="Write the generated files here and keep them")
+    parser.add_argument("--one", nargs=3, metavar=("FORMAT", "FILE", "MODEL"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one:
+        fmt, path, model = args.one
+        import_one(fmt, path, None if model == "-" else model)
+        return 0
+
+    if not args.database_url.startswith("postgres"):
+        parser.error("the benchmark runs on PostgreSQL (give --database-url postgres://...)")
+    env = django_env(args.database_url)
+    with tempfile.TemporaryDirectory() as tmp:
+        directory = args.keep or Path(tmp)
+        directory.mkdir(parents=True, exist_ok=True)
+        started = time.perf_counter()
+        files = generate(directory)
+        print(f"generated {len(files)} files in {time.perf_counter() - started:.1f} s under {directory}")
+        recreate_database(args.database_url)
+        subprocess.run([sys.executable, str(ROOT / "manage.py"), "migrate", "-v0"], check=True, env=env, cwd=ROOT)
+        print(f"{'file':<34} {'MB':>6} {'records':>8} {'rows':>7} {'seconds':>8} {'rows/s':>8} {'peak MB':>8}  status")
+        worst_seconds = worst_memory = 0.0
+        for label, fmt, path, model in files:
+            out = subprocess.run(
+                [sys.executable, __file__, "--one", fmt, path, model or "-"],
+                check=True, env=env, cwd=ROOT, capture_output=True, text=True,
+            ).stdout.strip().splitlines()[-1]
+            r = json.loads(out)
+            worst_seconds, worst_memory = max(worst_seconds, r["seconds"]), max(worst_memory, r["peak_mb"])
+            print(f"{label:<34} {r['bytes'] / 1e6:>6.1f} {r['records']:>8} {r['rows']:>7} {r['seconds']:>8.2f} "
+                  f"{r['rows'] / r['seconds']:>8.0f} {r['peak_mb']:>8.0f}  {r['status']}"
+                  + (f" {r['errors']}" if r["errors"] else ""))
+        verdict = "meets" if worst_seconds <= 10 and worst_memory < 500 else "MISSES"
+        print(f"slowest file {worst_seconds:.2f} s, highest peak {worst_memory:.0f} MB: {verdict} the target "
+              "(<= 10 s and < 500 MB per file)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
