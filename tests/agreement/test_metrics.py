@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 import math
-import time
 from pathlib import Path
 
 import krippendorff
@@ -487,22 +486,14 @@ def test_it_computes_percent_agreement_over_rater_pairs():
     assert M.percent_agreement(df).value == approx(irr_raw(df, "gwet")["pa"], abs=TOL)
 
 
-def test_it_is_fast_enough_on_a_large_two_rater_matrix():
+def test_it_matches_irrcac_on_a_clinconsensus_scale_matrix():
+    # Speed is measured by benchmarks/agreement_scale.py, not here; this checks the fast path is exact.
     rng = np.random.default_rng(3)
     n = 82_500
     a = rng.integers(0, 2, n)
     b = np.where(rng.random(n) < 0.85, a, 1 - a)
     df = pd.DataFrame({"r1": a, "r2": b}).astype(float)
-    t0 = time.perf_counter()
-    est = irr_raw(df, "gwet")
-    t_irr = time.perf_counter() - t0
-    best = math.inf
-    for _ in range(3):
-        t0 = time.perf_counter()
-        res = M.gwet_ac1(df)
-        best = min(best, time.perf_counter() - t0)
-    assert_matches_irr(res, est)
-    assert best < t_irr / 3  # typically 20-40x faster; generous margin for noisy CI
+    assert_matches_irr(M.gwet_ac1(df), irr_raw(df, "gwet"))
 
 
 # ---------------------------------------------------------------------------
