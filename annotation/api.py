@@ -143,6 +143,8 @@ def _assignment(a: Assignment, requests: dict[int, str]) -> dict[str, Any]:
 
 def _my_labels(a: Assignment) -> dict[str, dict[str, str]]:
     out: dict[str, dict[str, str]] = {}
+    if a.state in Assignment.LEASED_STATES and a.round == 1:
+        return out  # never submitted: nothing to read
     for r in a.ratings.select_related("task").order_by("round", "pk"):
         label = r.label
         if r.task.target == TaskTarget.PAIRWISE:

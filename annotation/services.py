@@ -380,10 +380,29 @@ def _expire_lapsed_on_item(item: Item, now: datetime) -> None:
                reason="Lease lapsed before submission", data={"lease_expired_at": a.lease_expires_at.isoformat()})
 
 
-def _claim_item(study: Study, item: Item, rater: User, now: datetime) -> Assignment:
-    """Give `item` to `rater` (caller holds the item lock and has checked a slot is free)."""
-    _expire_lapsed_on_item(item, now)
-    assignment = Assignment.objects.filter(item=item, rater=rater).first()
+def _holds_slot(a: Assignment, now: datetime) -> bool:
+    if a.state in Assignment.SLOT_STATES:
+        return True
+    return a.state in Assignment.LEASED_STATES and a.lease_expires_at is not None and a.lease_expires_at > now
+
+
+def _try_claim_item(study: Study, item: Item, rater: User, now: datetime) -> Assignment | None:
+    """Give `item` to `rater` if a slot is free (caller holds the item lock), else None.
+
+    One read of the item's assignments, under the lock, serves the slot recount, the marking of
+    lapsed claims and the reuse of the rater's own expired row.
+    """
+    rows = list(Assignment.objects.filter(item=item))
+    if sum(1 for a in rows if _holds_slot(a, now)) >= study.raters_per_item:
+        return None
+    for lapsed in rows:
+        if lapsed.state in Assignment.LEASED_STATES and not _holds_slot(lapsed, now):
+            lapsed.state = Assignment.State.EXPIRED
+            lapsed.save(update_fields=["state"])
+            _event(item=item, assignment=lapsed, actor=None, kind=ReviewEvent.Kind.EXPIRED,
+                   reason="Lease lapsed before submission",
+                   data={"lease_expired_at": lapsed.lease_expires_at.isoformat()})
+    assignment = next((a for a in rows if a.rater_id == rater.pk), None)
     order = _pair_order(study, item, rater)
     if assignment is None:
         assignment = Assignment.objects.create(
@@ -439,7 +458,6 @@ def assignment_claim_next(*, study: Study, rater: User, now: datetime | None = N
     # time; candidate items are then locked one by one with SKIP LOCKED and re-counted under the lock.
     with transaction.atomic():
         get_user_model().objects.select_for_update().filter(pk=rater.pk).first()
-        study = Study.objects.get(pk=study.pk)
         if study.status != Study.Status.RUNNING:
             return None
         own = _own_unfinished(study, rater, now)
@@ -472,8 +490,9 @@ def assignment_claim_next(*, study: Study, rater: User, now: datetime | None = N
             )
             if item is None:
                 return None
-            if _slot_holders(item, now) < study.raters_per_item and item.status == Item.Status.OPEN:
-                return _claim_item(study, item, rater, now)
+            claimed = _try_claim_item(study, item, rater, now) if item.status == Item.Status.OPEN else None
+            if claimed is not None:
+                return claimed
             tried.append(item.pk)
     return None
 
@@ -560,10 +579,10 @@ def _clean_entries(
 
 
 def _locked(assignment: Assignment) -> tuple[Item, Assignment, Study]:
-    item = Item.objects.select_for_update().get(pk=assignment.item_id)
+    item = Item.objects.select_for_update(of=("self",)).select_related("study").get(pk=assignment.item_id)
     locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
-    study = Study.objects.get(pk=item.study_id)
-    return item, locked, study
+    locked.item = item  # callers and API responses read item and study without more queries
+    return item, locked, item.study
 
 
 def _ensure_live(a: Assignment, item: Item, study: Study, now: datetime) -> None:
@@ -651,7 +670,7 @@ def _write_final_labels(
     )
 
 
-def _apply_policy(item: Item, study: Study, *, revised: bool) -> None:
+def _apply_policy(item: Item, study: Study, fields: list[Field], *, revised: bool) -> None:
     """After a submission: send the item to inspection, resolve it by consensus, or leave it open."""
     if revised:
         if item.status == Item.Status.RETURNED and not item.assignments.filter(state=Assignment.State.RETURNED).exists():
@@ -665,7 +684,6 @@ def _apply_policy(item: Item, study: Study, *, revised: bool) -> None:
     finished = _finished_assignments(item)
     if len(finished) < study.raters_per_item:
         return
-    fields = item_fields(item)
     first = _labels_by_field(finished, round_="first")
     differing = [f.id for f in fields if len({r.label for r in first.get(f.id, {}).values()}) > 1]
     why = []
@@ -730,7 +748,7 @@ def rating_submit(
         _event(item=item, assignment=a, actor=rater,
                kind=ReviewEvent.Kind.REVISED if revised else ReviewEvent.Kind.SUBMITTED,
                data={"round": a.round, "seconds": seconds})
-        _apply_policy(item, study, revised=revised)
+        _apply_policy(item, study, fields, revised=revised)
     return a
 
 

@@ -1,0 +1,325 @@
+#!/usr/bin/env python3
+"""Review queue under load: gunicorn (4 workers) on PostgreSQL, simulated physicians via the API.
+
+    .venv/bin/python benchmarks/queue_load.py [--seconds 60] [--physicians 50] [--workers 4]
+        [--threads 1] [--think 1.0] [--items 3000] [--database-url postgres://...] [--port 8765]
+
+Recreates its own database (default medreview_queue_bench), migrates it, seeds cases with rubric
+criteria, a running study (narrative-quality + criterion-validity, 2 raters per item, so 5 fields
+per item) and N physician users with API tokens. Starts gunicorn, then N threads each loop
+next -> save draft -> submit through /api/review/ with token auth, optionally pausing `--think`
+seconds (uniform 0.5x-1.5x) between calls like a person reading, for `--seconds`.
+
+Prints p50 / p95 / p99 latency of each call, throughput, and the two correctness counts, both
+of which must be 0:
+- double assignments: items with more slot-holding assignments than raters_per_item, or one
+  rater handed the same item in two different assignments;
+- lost claims: a claim the server handed out that is not in the database as that rater's
+  assignment on that item, or a claim whose submission the server then refused.
+Target on a 2-core machine: p95 under 100 ms for next and submit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/medreview_queue_bench"
+STUDY_NAME = "Queue load benchmark"
+
+
+def _recreate_database(url: str) -> None:
+    import psycopg
+    from dj_database_url import parse
+
+    cfg = parse(url)
+    with psycopg.connect(
+        host=cfg["HOST"] or "127.0.0.1", port=cfg["PORT"] or 5432, user=cfg["USER"] or "postgres",
+        password=cfg["PASSWORD"] or None, dbname="postgres", autocommit=True,
+    ) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{cfg["NAME"]}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{cfg["NAME"]}"')
+
+
+def _django(url: str) -> None:
+    os.environ["DATABASE_URL"] = url
+    os.environ.setdefault("SECRET_KEY", "queue-benchmark-key")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "medreview.settings")
+    import django
+
+    django.setup()
+
+
+def _seed(n_items: int, n_physicians: int) -> tuple[int, dict[str, str]]:
+    """Bulk-insert cases, users and tokens; create the study through the service. Returns (study, tokens)."""
+    import hashlib
+
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.hashers import make_password
+    from rest_framework.authtoken.models import Token
+
+    from annotation.models import Profile, Role, StudyMember
+    from annotation.services import ItemSelection, study_add_members, study_create, study_start
+    from cases.models import Case, CaseRevision, Dataset, Release, RubricCriterion
+
+    dataset = Dataset.objects.create(name="QueueBench")
+    release = Release.objects.create(dataset=dataset, label="bench", format="livemedbench", file_name="bench.json",
+                                     sha256="0" * 64)
+    cases = Case.objects.bulk_create(Case(dataset=dataset, external_id=f"c{i}") for i in range(n_items))
+    revisions = CaseRevision.objects.bulk_create(
+        CaseRevision(case=c, number=1, release=release, language="en",
+                     content_hash=hashlib.sha256(c.external_id.encode()).hexdigest(),
+                     narrative=f"Patient {c.external_id}: 3 days of fever and a dry cough. " * 8,
+                     core_request="Do I need antibiotics?", doctor_advice="Likely viral; rest and fluids.")
+        for c in cases
+    )
+    for c, r in zip(cases, revisions, strict=True):
+        c.current_revision = r
+    Case.objects.bulk_update(cases, ["current_revision"], batch_size=1000)
+    RubricCriterion.objects.bulk_create(
+        (RubricCriterion(revision=r, order=k, text=f"Criterion {k} for {r.case_id}", points=5 - 3 * k, axis="Accuracy")
+         for r in revisions for k in range(1, 5)),
+        batch_size=2000,
+    )
+    User = get_user_model()
+    password = make_password("bench-pass-2026")
+    admin = User.objects.create(username="bench-admin", password=password, is_superuser=True, is_staff=True)
+    Profile.objects.create(user=admin, role=Role.ADMIN, pseudonym="Bench-Admin")
+    physicians = User.objects.bulk_create(User(username=f"doc{i:02d}", password=password) for i in range(n_physicians))
+    Profile.objects.bulk_create(
+        Profile(user=u, role=Role.PHYSICIAN, specialties=["Internal Medicine"], languages=["en"],
+                pseudonym=f"Bench-{u.username}")
+        for u in physicians
+    )
+    tokens = Token.objects.bulk_create(Token(user=u, key=Token.generate_key()) for u in physicians)
+    study = study_create(name=STUDY_NAME, created_by=admin, task_slugs=["narrative-quality", "criterion-validity"],
+                         selection=ItemSelection(kind="case", dataset="QueueBench"), raters_per_item=2, seed=1)
+    study_add_members(study=study, users=physicians, role=StudyMember.Role.RATER, actor=admin)
+    study_start(study=study, actor=admin)
+    return study.pk, {t.user.username: t.key for t in tokens}
+
+
+class Physician(threading.Thread):
+    def __init__(self, name: str, token: str, port: int, study: int, until: float, think: float, seed: int):
+        super().__init__(daemon=True)
+        self.username, self.token, self.port, self.study = name, token, port, study
+        self.until, self.think = until, think
+        self.rng = random.Random(seed)
+        self.latency: dict[str, list[float]] = defaultdict(list)
+        self.claims: list[tuple[int, int]] = []  # (assignment, item) as handed out by the server
+        self.refused: list[tuple[int, int, str]] = []  # submissions the server refused
+        self.errors: list[str] = []
+        self.submitted = 0
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+
+    def _call(self, kind: str, method: str, path: str, body: dict[str, Any] | None = None) -> tuple[int, Any]:
+        headers = {"Authorization": f"Token {self.token}", "Content-Type": "application/json",
+                   "Accept": "application/json"}
+        payload = json.dumps(body).encode() if body is not None else b""
+        started = time.perf_counter()
+        try:
+            self.conn.request(method, path, body=payload, headers=headers)
+            response = self.conn.getresponse()
+            data = response.read()
+        except (http.client.HTTPException, OSError):
+            self.conn.close()
+            self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+            self.conn.request(method, path, body=payload, headers=headers)
+            response = self.conn.getresponse()
+            data = response.read()
+        self.latency[kind].append((time.perf_counter() - started) * 1000)
+        return response.status, json.loads(data) if data else None
+
+    def _pause(self) -> None:
+        if self.think:
+            time.sleep(self.think * self.rng.uniform(0.5, 1.5))
+
+    def run(self) -> None:
+        try:
+            while time.monotonic() < self.until:
+                status, body = self._call("next", "POST", f"/api/review/studies/{self.study}/next/")
+                if status != 200:
+                    self.errors.append(f"next {status}: {body}")
+                    return
+                if body["assignment"] is None:
+                    return
+                a_id, item_id = body["assignment"]["id"], body["assignment"]["item"]
+                self.claims.append((a_id, item_id))
+                labels = {}
+                for f in body["fields"]:
+                    values = [c["value"] for c in f["categories"]]
+                    value = values[0] if self.rng.random() < 0.8 else self.rng.choice(values)
+                    labels[f["id"]] = {"label": value, "comment": "" if value == values[0] else "benchmark note"}
+                self._pause()
+                first = dict(list(labels.items())[:2])
+                status, body = self._call("save", "PUT", f"/api/review/assignments/{a_id}/draft/",
+                                          {"draft": first, "seconds_spent": 20})
+                if status != 200:
+                    self.errors.append(f"save {status}: {body}")
+                self._pause()
+                status, body = self._call("submit", "POST", f"/api/review/assignments/{a_id}/submit/",
+                                          {"labels": labels, "seconds_spent": 45})
+                if status == 200:
+                    self.submitted += 1
+                else:
+                    self.refused.append((a_id, item_id, f"{status}: {body}"))
+        except Exception as exc:  # noqa: BLE001 - a crashed simulated physician is reported, not hidden
+            self.errors.append(repr(exc))
+        finally:
+            self.conn.close()
+
+
+def _percentiles(values: list[float]) -> tuple[float, float, float]:
+    if not values:
+        return (float("nan"),) * 3
+    q = statistics.quantiles(values, n=100, method="inclusive")
+    return q[49], q[94], q[98]
+
+
+def _check(study_id: int, physicians: list[Physician]) -> tuple[int, int, list[str]]:
+    from django.contrib.auth import get_user_model
+    from django.db.models import Count
+    from django.utils import timezone
+
+    from annotation.models import Assignment, Item, Study
+
+    study = Study.objects.get(pk=study_id)
+    now = timezone.now()
+    notes: list[str] = []
+    over = (
+        Assignment.objects.holding_slot(now=now).filter(item__study=study).values("item")
+        .annotate(n=Count("pk")).filter(n__gt=study.raters_per_item).count()
+    )
+    finished_over = (
+        Assignment.objects.filter(item__study=study, state__in=("submitted", "revised")).values("item")
+        .annotate(n=Count("pk")).filter(n__gt=study.raters_per_item).count()
+    )
+    same_rater_twice = 0
+    for p in physicians:
+        rows: dict[int, set[int]] = defaultdict(set)
+        for a_id, item_id in p.claims:
+            rows[item_id].add(a_id)
+        same_rater_twice += sum(1 for s in rows.values() if len(s) > 1)
+    doubles = over + finished_over + same_rater_twice
+    users = {u.username: u.pk for u in get_user_model().objects.filter(username__startswith="doc")}
+    existing = set(Assignment.objects.filter(item__study=study).values_list("pk", "item_id", "rater_id"))
+    lost = 0
+    for p in physicians:
+        for a_id, item_id in p.claims:
+            if (a_id, item_id, users[p.username]) not in existing:
+                lost += 1
+        lost += len(p.refused)
+        notes.extend(f"{p.username}: refused {r}" for r in p.refused[:3])
+    statuses = dict(Item.objects.filter(study=study).values_list("status").annotate(n=Count("pk")).order_by())
+    notes.append(f"items by status: {statuses}")
+    return doubles, lost, notes
+
+
+def _warm_up(port: int, token: str, workers: int) -> None:
+    """Each worker loads the URLconf and every app's views on its first request; keep that out of the figures."""
+
+    def hit() -> None:
+        for _ in range(5):
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            conn.request("GET", "/api/review/queue/", headers={"Authorization": f"Token {token}"})
+            conn.getresponse().read()
+            conn.close()
+
+    threads = [threading.Thread(target=hit) for _ in range(workers * 2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--physicians", type=int, default=50)
+    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--threads", type=int, default=1, help="gunicorn threads per worker (gthread if > 1)")
+    parser.add_argument("--think", type=float, default=1.0, help="mean pause between calls, seconds (0: none)")
+    parser.add_argument("--items", type=int, default=3000)
+    parser.add_argument("--database-url", default=DEFAULT_URL)
+    parser.add_argument("--port", type=int, default=8765)
+    args = parser.parse_args()
+
+    print(f"database {args.database_url}: recreating, migrating, seeding {args.items} items ...", flush=True)
+    _recreate_database(args.database_url)
+    env = {**os.environ, "DATABASE_URL": args.database_url, "SECRET_KEY": "queue-benchmark-key",
+           "DEBUG": "0", "ALLOWED_HOSTS": "127.0.0.1,localhost", "CONN_MAX_AGE": "600", "LOG_LEVEL": "WARNING"}
+    python = str(ROOT / ".venv" / "bin" / "python")
+    subprocess.run([python, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+    _django(args.database_url)
+    study_id, tokens = _seed(args.items, args.physicians)
+
+    gunicorn = [str(ROOT / ".venv" / "bin" / "gunicorn"), "medreview.wsgi:application", "-w", str(args.workers),
+                "-b", f"127.0.0.1:{args.port}", "--log-level", "warning"]
+    if args.threads > 1:
+        gunicorn += ["--threads", str(args.threads), "-k", "gthread"]
+    server = subprocess.Popen(gunicorn, cwd=ROOT, env=env)
+    try:
+        for _ in range(100):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{args.port}/healthz", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                time.sleep(0.2)
+        else:
+            raise SystemExit("gunicorn did not come up")
+        _warm_up(args.port, next(iter(tokens.values())), args.workers)
+        print(f"gunicorn: {args.workers} workers x {args.threads} thread(s); {args.physicians} physicians, "
+              f"think {args.think}s, {args.seconds:.0f}s ...", flush=True)
+        started = time.monotonic()
+        until = started + args.seconds
+        physicians = [
+            Physician(name, token, args.port, study_id, until, args.think, seed=i)
+            for i, (name, token) in enumerate(sorted(tokens.items()))
+        ]
+        for p in physicians:
+            p.start()
+        for p in physicians:
+            p.join()
+        elapsed = time.monotonic() - started
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)
+
+    print(f"\n{'call':<8}{'n':>7}{'p50 ms':>10}{'p95 ms':>10}{'p99 ms':>10}")
+    for kind in ("next", "save", "submit"):
+        values = [v for p in physicians for v in p.latency[kind]]
+        p50, p95, p99 = _percentiles(values)
+        print(f"{kind:<8}{len(values):>7}{p50:>10.1f}{p95:>10.1f}{p99:>10.1f}")
+    requests = sum(len(v) for p in physicians for v in p.latency.values())
+    submitted = sum(p.submitted for p in physicians)
+    print(f"\nthroughput: {requests / elapsed:.1f} requests/s, {submitted / elapsed:.1f} submissions/s "
+          f"({submitted} submissions in {elapsed:.1f} s)")
+    doubles, lost, notes = _check(study_id, physicians)
+    errors = [e for p in physicians for e in p.errors]
+    print(f"double assignments: {doubles}")
+    print(f"lost claims: {lost}")
+    print(f"client errors: {len(errors)}" + (f" (first: {errors[0]})" if errors else ""))
+    for note in notes:
+        print(note)
+    if doubles or lost:
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()
