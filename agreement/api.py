@@ -1,0 +1,119 @@
+"""The agreement reports over the API: same reports, same exports, researchers and admins only."""
+
+from __future__ import annotations
+
+from django.db.models import Count
+from django.http import HttpResponse, StreamingHttpResponse
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework.exceptions import ValidationError
+from rest_framework.permissions import BasePermission, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from agreement import exports
+from agreement.access import release_for_reader, studies_for_reader, study_for_reader
+from agreement.reports import cached_report
+from agreement.selectors import Selection
+from agreement.serializers import ReportQuerySerializer, ReportSerializer, StudySummarySerializer
+from medreview.roles import is_researcher
+
+
+class IsReportReader(BasePermission):
+    message = "Agreement reports are for researchers and admins."
+
+    def has_permission(self, request: Request, view: APIView) -> bool:
+        return is_researcher(request.user)
+
+
+PERMISSIONS = [IsAuthenticated, IsReportReader]
+FORMAT_PARAMETER = OpenApiParameter("fmt", str, OpenApiParameter.PATH, enum=list(exports.FORMATS),
+                                    description="csv = zip of one CSV per table; xlsx; json; tex (booktabs)")
+
+
+def _selection(request: Request, **scope: int) -> Selection:
+    query = ReportQuerySerializer(data=request.query_params)
+    query.is_valid(raise_exception=True)
+    return query.selection(**scope)
+
+
+def _file(selection: Selection, fmt: str) -> HttpResponse:
+    if fmt not in exports.FORMATS:
+        raise ValidationError({"fmt": f"Unknown format {fmt!r}; choose from {', '.join(exports.FORMATS)}."})
+    report = cached_report(selection)
+    response = HttpResponse(exports.render(report, fmt), content_type=exports.FORMATS[fmt][0])
+    response["Content-Disposition"] = f'attachment; filename="{exports.filename(report, fmt)}"'
+    return response
+
+
+class StudyListApi(APIView):
+    permission_classes = PERMISSIONS
+
+    @extend_schema(responses=StudySummarySerializer(many=True), summary="Studies a researcher can report on")
+    def get(self, request: Request) -> Response:
+        studies = studies_for_reader(request.user).annotate(n_items=Count("items")).order_by("-created_at")
+        rows = [
+            {"id": s.pk, "name": s.name, "status": s.status, "n_items": s.n_items,
+             "report_url": reverse("agreement_api:study_report", args=[s.pk])}
+            for s in studies
+        ]
+        return Response(StudySummarySerializer(rows, many=True).data)
+
+
+class StudyReportApi(APIView):
+    permission_classes = PERMISSIONS
+
+    @extend_schema(parameters=[ReportQuerySerializer], responses=ReportSerializer,
+                   summary="Agreement report of a study (LiveMedBench Tables 1-2, ClinConsensus 6.1, Table 15)")
+    def get(self, request: Request, pk: int) -> Response:
+        study = study_for_reader(request.user, pk)
+        report = cached_report(_selection(request, study_id=study.pk))
+        return Response(ReportSerializer(exports.report_dict(report)).data)
+
+
+class StudyExportApi(APIView):
+    permission_classes = PERMISSIONS
+
+    @extend_schema(parameters=[ReportQuerySerializer, FORMAT_PARAMETER],
+                   responses={(200, "application/octet-stream"): OpenApiResponse(OpenApiTypes.BINARY)},
+                   summary="A study's report as a file")
+    def get(self, request: Request, pk: int, fmt: str) -> HttpResponse:
+        study = study_for_reader(request.user, pk)
+        return _file(_selection(request, study_id=study.pk), fmt)
+
+
+class StudyLabelsApi(APIView):
+    permission_classes = PERMISSIONS
+
+    @extend_schema(responses={(200, "text/csv"): OpenApiResponse(OpenApiTypes.STR)},
+                   summary="Raw labels of a study in long format, all rounds, raters by pseudonym")
+    def get(self, request: Request, pk: int) -> StreamingHttpResponse:
+        study = study_for_reader(request.user, pk)
+        response = StreamingHttpResponse(exports.raw_labels_lines(Selection(study_id=study.pk)),
+                                         content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="labels-study{study.pk}.csv"'
+        return response
+
+
+class ReleaseReportApi(APIView):
+    permission_classes = PERMISSIONS
+
+    @extend_schema(parameters=[ReportQuerySerializer], responses=ReportSerializer,
+                   summary="Agreement report over every study's ratings of one release's cases")
+    def get(self, request: Request, pk: int) -> Response:
+        release = release_for_reader(request.user, pk)
+        report = cached_report(_selection(request, release_id=release.pk))
+        return Response(ReportSerializer(exports.report_dict(report)).data)
+
+
+class ReleaseExportApi(APIView):
+    permission_classes = PERMISSIONS
+
+    @extend_schema(parameters=[ReportQuerySerializer, FORMAT_PARAMETER],
+                   responses={(200, "application/octet-stream"): OpenApiResponse(OpenApiTypes.BINARY)},
+                   summary="A release's report as a file")
+    def get(self, request: Request, pk: int, fmt: str) -> HttpResponse:
+        release = release_for_reader(request.user, pk)
+        return _file(_selection(request, release_id=release.pk), fmt)
