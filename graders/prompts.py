@@ -307,14 +307,14 @@ def parse_score(text: str, *, kind: str) -> Parsed:
     score: Any = None
     try:
         data = _load_json(text)
-        if isinstance(data, dict):
-            score = data.get("score", data.get("rating"))
-            reasoning = _explanation(data)
     except ValueError:
-        match = _BRACKET_RATING_RE.search(text)
-        if match:
-            score = float(match.group(1))
-            reasoning = text[: match.start()].strip()
+        data = None
+    if isinstance(data, dict):
+        score = data.get("score", data.get("rating"))
+        reasoning = _explanation(data)
+    elif (match := _BRACKET_RATING_RE.search(text)) is not None:
+        score = float(match.group(1))
+        reasoning = text[: match.start()].strip()
     if isinstance(score, bool) or not isinstance(score, int | float):
         return Parsed(verdict=Verdict.INVALID, reasoning=reasoning, error="Invalid output: no numeric score")
     if not low <= score <= high:
@@ -334,14 +334,14 @@ def parse_pairwise(text: str) -> Parsed:
     reasoning = ""
     try:
         data = _load_json(text)
-        if isinstance(data, dict):
-            winner = data.get("winner", data.get("verdict"))
-            reasoning = _explanation(data)
     except ValueError:
-        match = _BRACKET_VERDICT_RE.search(text)
-        if match:
-            winner = match.group(1)
-            reasoning = text[: match.start()].strip()
+        data = None
+    if isinstance(data, dict):
+        winner = data.get("winner", data.get("verdict"))
+        reasoning = _explanation(data)
+    elif (match := _BRACKET_VERDICT_RE.search(text)) is not None:
+        winner = match.group(1)
+        reasoning = text[: match.start()].strip()
     if not isinstance(winner, str):
         return Parsed(verdict=PairwiseVerdict.INVALID, reasoning=reasoning, error="Invalid output: no winner")
     value = {"a": PairwiseVerdict.A, "b": PairwiseVerdict.B, "tie": PairwiseVerdict.TIE, "c": PairwiseVerdict.TIE}
