@@ -725,9 +725,38 @@ def expert_group_tables(data: LabelData, selection: Selection) -> list[Table]:
 
 
 def position_bias_table(data: LabelData) -> list[Table]:
+    """Position bias of each pairwise judge with judgements on the selection's responses.
+
+    Uses `graders.selectors.pairwise_position_bias` (the graders app's definition, over the whole
+    run) when it is installed; otherwise computes the same counts from the selection's judgements.
+    """
     p = data.pairwise
     if p.empty:
         return []
+    try:
+        from graders.selectors import pairwise_position_bias
+    except ImportError:
+        return _position_bias_from_frame(data)
+    from cases.models import GraderRun
+
+    rows = []
+    for run in GraderRun.objects.filter(pk__in=sorted(int(r) for r in p["run"].unique())).order_by("pk"):
+        stats = pairwise_position_bias(run)
+        rows.append({
+            "grader": _run_label(data, run.pk), "n_pairs": stats.get("pairs"),
+            "n_both_orders": stats.get("pairs_both_orders"), "n_flips": stats.get("flips"),
+            "flip_rate": stats.get("flip_share"), "first_shown_win_share": stats.get("first_shown_win_share"),
+            "n_invalid": stats.get("invalid"), "n_failed": stats.get("failed"),
+        })
+    return [Table("position_bias", "Pairwise judge position bias", pd.DataFrame(rows, columns=[
+        "grader", "n_pairs", "n_both_orders", "n_flips", "flip_rate", "first_shown_win_share", "n_invalid",
+        "n_failed"]), "Over each whole pairwise run (graders.selectors.pairwise_position_bias): a flip is a "
+        "different verdict when the two responses swap places; a first-shown win share of 0.5 means no "
+        "position preference.")]
+
+
+def _position_bias_from_frame(data: LabelData) -> list[Table]:
+    p = data.pairwise
     wide = p.pivot_table(index=["run", "a", "b"], columns="order", values="verdict", aggfunc="first")
     rows = []
     for run, group in wide.groupby(level="run"):
@@ -737,18 +766,20 @@ def position_bias_table(data: LabelData) -> list[Table]:
             both = group.dropna(subset=["ab", "ba"])
         valid = both[both["ab"].isin(["A", "B", "tie"]) & both["ba"].isin(["A", "B", "tie"])]
         flips = valid[valid["ab"] != valid["ba"]]
-        # A flip that follows the position: A wins when A is first (ab) and B wins when B is first (ba).
-        first = flips[(flips["ab"] == "A") & (flips["ba"] == "B")]
-        second = flips[(flips["ab"] == "B") & (flips["ba"] == "A")]
+        run_rows = p[p["run"] == run]
+        decided = run_rows[run_rows["verdict"].isin(["A", "B"])]
+        first = ((decided["order"] == "ab") & (decided["verdict"] == "A")) | (
+            (decided["order"] == "ba") & (decided["verdict"] == "B"))
         rows.append({
-            "grader": _run_label(data, run), "n_pairs": int(len(group)), "n_both_orders": int(len(both)),
-            "n_valid_both": int(len(valid)), "n_flips": int(len(flips)),
-            "flip_rate": float(len(flips) / len(valid)) if len(valid) else None,
-            "n_first_position_wins": int(len(first)), "n_second_position_wins": int(len(second)),
+            "grader": _run_label(data, run), "n_pairs": int(len(group)), "n_both_orders": int(len(valid)),
+            "n_flips": int(len(flips)), "flip_rate": float(len(flips) / len(valid)) if len(valid) else None,
+            "first_shown_win_share": float(first.mean()) if len(decided) else None,
+            "n_invalid": int((run_rows["verdict"] == "invalid").sum()),
+            "n_failed": int((run_rows["verdict"] == "failed").sum()),
         })
     return [Table("position_bias", "Pairwise judge position bias", pd.DataFrame(rows, columns=[
-        "grader", "n_pairs", "n_both_orders", "n_valid_both", "n_flips", "flip_rate", "n_first_position_wins",
-        "n_second_position_wins"]))]
+        "grader", "n_pairs", "n_both_orders", "n_flips", "flip_rate", "first_shown_win_share", "n_invalid",
+        "n_failed"]))]
 
 
 # ---------------------------------------------------------------------------

@@ -213,3 +213,27 @@ def test_it_flags_an_outlier_rater(db):
     worst = frame.sort_values("agreement_with_others").iloc[0]
     assert worst["rater"] == "R-doc3"
     assert worst["ac1_without_rater"] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("graders_installed", [True, False])
+def test_it_reports_pairwise_position_bias(physician_a, physician_b, monkeypatch, graders_installed):
+    from cases.models import GraderRun, PairwiseJudgement
+    from tests.agreement.builders import response_item
+    from tests.factories import make_response
+
+    study = make_study()
+    judge = GraderRun.objects.create(name="Pairwise judge", kind="pairwise-judge", grader_model="gpt-4.1")
+    verdicts = [("A", "A"), ("A", "B"), ("B", "B"), ("tie", "A")]  # (order ab, order ba): two flips
+    for n, (ab, ba) in enumerate(verdicts):
+        revision = make_case(narrative=f"pair {n}")
+        first, second = make_response(revision, model_name="m1"), make_response(revision, model_name="m2")
+        response_item(study, first)
+        PairwiseJudgement.objects.create(run=judge, response_a=first, response_b=second, order="ab", verdict=ab)
+        PairwiseJudgement.objects.create(run=judge, response_a=first, response_b=second, order="ba", verdict=ba)
+    if not graders_installed:
+        # Without the graders app's selector the report counts flips from the selection itself.
+        monkeypatch.setitem(__import__("sys").modules, "graders.selectors", None)
+    row = _row(build_report(Selection(study_id=study.pk)), "position_bias", grader=f"Pairwise judge (#{judge.pk})")
+    assert row["n_both_orders"] == 4
+    assert row["n_flips"] == 2
+    assert row["flip_rate"] == pytest.approx(0.5)
