@@ -209,6 +209,8 @@
         if (response.ok && data.ok) {
           storeLocal(true);
           setStatus("Saved at " + clock(new Date(data.saved_at)), "saved");
+          var badge = document.getElementById("state-badge");
+          if (badge && data.state === "draft") { badge.textContent = "Draft"; badge.className = "badge state-draft"; }
         } else if (response.status === 400) {
           storeLocal(false);
           setStatus("Not saved: " + (data.errors || ["invalid input"]).join(" "), "error");

@@ -33,6 +33,32 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.browser)
 
 
+@pytest.fixture(autouse=True)
+def shipped_review_data(transactional_db) -> None:
+    """Re-create annotation's shipped scales and task types if a transactional flush removed them.
+
+    Live-server tests need a transactional database, and its flush after each test also empties
+    tables filled by data migrations; the shipped data is idempotent (update_or_create), so its
+    RunPython steps are simply run again on an empty table.
+    """
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+    from django.db.migrations.operations.special import RunPython
+
+    from annotation.models import TaskType
+
+    if TaskType.objects.exists():
+        return
+    loader = MigrationExecutor(connection).loader
+    state_apps = loader.project_state().apps
+    for (app_label, _name), migration in sorted(loader.disk_migrations.items()):
+        if app_label != "annotation":
+            continue
+        for operation in migration.operations:
+            if isinstance(operation, RunPython):
+                operation.code(state_apps, None)
+
+
 @pytest.fixture(scope="session")
 def chromium() -> Iterator:
     if not CHROMIUM.exists():

@@ -11,7 +11,7 @@ from tests.annotation.test_views_support import claim_and_submit, make_running_s
 from tests.browser.conftest import sign_in
 from tests.conftest import PASSWORD
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
