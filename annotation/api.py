@@ -16,7 +16,8 @@ from django.db.models import Count
 from django.http import Http404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
-from rest_framework.exceptions import ValidationError
+from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from rest_framework.exceptions import AuthenticationFailed, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -44,6 +45,24 @@ from annotation.serializers import (
 from medreview.roles import user_role
 
 T = TypeVar("T")
+
+
+class ProfileTokenAuthentication(TokenAuthentication):
+    """Token auth that loads the user's profile (role) in the same query: one round trip less per call."""
+
+    def authenticate_credentials(self, key: str) -> tuple[Any, Any]:
+        model = self.get_model()
+        try:
+            token = model.objects.select_related("user", "user__profile").get(key=key)
+        except model.DoesNotExist as exc:
+            raise AuthenticationFailed("Invalid token.") from exc
+        if not token.user.is_active:
+            raise AuthenticationFailed("User inactive or deleted.")
+        return (token.user, token)
+
+
+class ReviewAPIView(APIView):
+    authentication_classes = [SessionAuthentication, ProfileTokenAuthentication]
 
 
 def _call(fn: Callable[..., T], **kwargs: Any) -> T:
@@ -188,7 +207,7 @@ def _study(study: Study, roles: list[str]) -> dict[str, Any]:
 # --- rater endpoints -----------------------------------------------------------------------------
 
 
-class StudyListView(APIView):
+class StudyListView(ReviewAPIView):
     @extend_schema(responses=StudySerializer(many=True), summary="Studies the user may see")
     def get(self, request: Request) -> Response:
         studies = list(
@@ -242,7 +261,7 @@ class StudyListView(APIView):
         return Response(StudySerializer(_study(study, [])).data, status=status.HTTP_201_CREATED)
 
 
-class ClaimNextView(APIView):
+class ClaimNextView(ReviewAPIView):
     @extend_schema(request=None, responses=ClaimSerializer,
                    summary="Claim the next item (or get back your unfinished one)",
                    description="Returns the assignment, its fields with their scales, and the item content. "
@@ -262,14 +281,14 @@ class ClaimNextView(APIView):
         return Response(ClaimSerializer({**body, "detail": "ok"}).data)
 
 
-class AssignmentDetailView(APIView):
+class AssignmentDetailView(ReviewAPIView):
     @extend_schema(responses=AssignmentDetailSerializer, summary="One of your assignments, with your draft")
     def get(self, request: Request, pk: int) -> Response:
         a = access.assignment_for_rater(request.user, pk)
         return Response(AssignmentDetailSerializer(_assignment_detail(a)).data)
 
 
-class DraftView(APIView):
+class DraftView(ReviewAPIView):
     @extend_schema(request=DraftInputSerializer, responses=AssignmentEnvelopeSerializer,
                    summary="Save a draft (merged into the saved one; renews the lease)")
     def put(self, request: Request, pk: int) -> Response:
@@ -286,7 +305,7 @@ class DraftView(APIView):
         return self.put(request, pk)
 
 
-class SubmitView(APIView):
+class SubmitView(ReviewAPIView):
     @extend_schema(request=SubmitInputSerializer, responses=AssignmentEnvelopeSerializer,
                    summary="Submit labels for every field (a revision when the item was returned)")
     def post(self, request: Request, pk: int) -> Response:
@@ -298,7 +317,7 @@ class SubmitView(APIView):
         return Response(AssignmentEnvelopeSerializer({"assignment": _assignment(done, {})}).data)
 
 
-class SkipView(APIView):
+class SkipView(ReviewAPIView):
     @extend_schema(request=SkipInputSerializer, responses=AssignmentEnvelopeSerializer,
                    summary="Skip an item with a reason")
     def post(self, request: Request, pk: int) -> Response:
@@ -310,7 +329,7 @@ class SkipView(APIView):
         return Response(AssignmentEnvelopeSerializer({"assignment": _assignment(skipped, {})}).data)
 
 
-class QueueView(APIView):
+class QueueView(ReviewAPIView):
     @extend_schema(
         parameters=[OpenApiParameter("study", int, required=False, description="Only this study")],
         responses=QueueSerializer, summary="My queue: in progress, returned to me, done",
@@ -337,7 +356,7 @@ class QueueView(APIView):
         return Response(QueueSerializer(body).data)
 
 
-class ProgressView(APIView):
+class ProgressView(ReviewAPIView):
     @extend_schema(responses=ProgressSerializer,
                    summary="Study progress (admin, the study's inspectors, researchers)")
     def get(self, request: Request, study_pk: int) -> Response:
@@ -373,7 +392,7 @@ def _require_inspector_role(request: Request) -> None:
         raise PermissionDenied("Researchers do not inspect.")
 
 
-class InspectionQueueView(APIView):
+class InspectionQueueView(ReviewAPIView):
     @extend_schema(responses=InspectionQueueSerializer, summary="Inspection queue: pending, returned, resolved")
     def get(self, request: Request) -> Response:
         _require_inspector_role(request)
@@ -385,7 +404,7 @@ class InspectionQueueView(APIView):
         }).data)
 
 
-class InspectionDetailView(APIView):
+class InspectionDetailView(ReviewAPIView):
     @extend_schema(responses=InspectionDetailSerializer,
                    summary="Every rater's labels side by side, with differences and the item's history")
     def get(self, request: Request, pk: int) -> Response:
@@ -430,7 +449,7 @@ def _inspection_result(inspection: Any) -> dict[str, Any]:
             "item_status": Item.objects.values_list("status", flat=True).get(pk=inspection.item_id)}
 
 
-class AcceptView(APIView):
+class AcceptView(ReviewAPIView):
     @extend_schema(request=AcceptInputSerializer, responses=InspectionResultSerializer,
                    summary="Accept the raters' agreeing labels as final")
     def post(self, request: Request, pk: int) -> Response:
@@ -442,7 +461,7 @@ class AcceptView(APIView):
         return Response(InspectionResultSerializer(_inspection_result(inspection)).data)
 
 
-class AdjudicateView(APIView):
+class AdjudicateView(ReviewAPIView):
     @extend_schema(request=AdjudicateInputSerializer, responses=InspectionResultSerializer,
                    summary="Set the final label of every field, with a reason")
     def post(self, request: Request, pk: int) -> Response:
@@ -454,7 +473,7 @@ class AdjudicateView(APIView):
         return Response(InspectionResultSerializer(_inspection_result(inspection)).data)
 
 
-class ReturnView(APIView):
+class ReturnView(ReviewAPIView):
     @extend_schema(request=ReturnInputSerializer, responses=InspectionResultSerializer,
                    summary="Return one rater's work on this item for revision, with a comment")
     def post(self, request: Request, pk: int) -> Response:

@@ -269,7 +269,7 @@ def main() -> None:
     study_id, tokens = _seed(args.items, args.physicians)
 
     gunicorn = [str(ROOT / ".venv" / "bin" / "gunicorn"), "medreview.wsgi:application", "-w", str(args.workers),
-                "-b", f"127.0.0.1:{args.port}", "--log-level", "warning"]
+                "-b", f"127.0.0.1:{args.port}", "--log-level", "warning", "--timeout", "120"]
     if args.threads > 1:
         gunicorn += ["--threads", str(args.threads), "-k", "gthread"]
     server = subprocess.Popen(gunicorn, cwd=ROOT, env=env)

@@ -270,6 +270,12 @@ def test_it_requires_authentication_and_accepts_tokens(study, physician_a):
     client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
     response = client.post(url("claim_next", study_pk=study.pk))
     assert response.status_code == 200 and response.json()["assignment"]["item"]
+    forged = APIClient()
+    forged.credentials(HTTP_AUTHORIZATION="Token " + "0" * 40)
+    assert forged.get(url("queue")).status_code == 401
+    physician_a.is_active = False
+    physician_a.save()
+    assert client.get(url("queue")).status_code == 401
 
 
 # --- blinding ------------------------------------------------------------------------------------
