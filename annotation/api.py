@@ -62,7 +62,8 @@ class ProfileTokenAuthentication(TokenAuthentication):
 
 
 class ReviewAPIView(APIView):
-    authentication_classes = [SessionAuthentication, ProfileTokenAuthentication]
+    # Token first so that a missing or bad token answers 401 with a WWW-Authenticate header.
+    authentication_classes = [ProfileTokenAuthentication, SessionAuthentication]
 
 
 def _call(fn: Callable[..., T], **kwargs: Any) -> T:
