@@ -335,3 +335,37 @@ def test_it_documents_every_review_endpoint_in_the_schema(admin):
         "/api/review/inspection/items/{id}/return/",
     ):
         assert path in text, path
+
+
+def test_it_answers_queue_progress_and_inspection_lists_in_a_bounded_number_of_queries(
+    admin, physician_a, physician_b, inspector
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    make_cases(2)
+    study = running_study(admin, raters=[physician_a, physician_b], inspectors=[inspector])
+
+    def counts() -> list[int]:
+        out = []
+        for user, name, kwargs in (
+            (physician_a, "queue", {}), (admin, "study_progress", {"study_pk": study.pk}),
+            (inspector, "inspection_queue", {}), (physician_a, "study_list", {}),
+        ):
+            client = client_for(user)
+            with CaptureQueriesContext(connection) as ctx:
+                assert client.get(url(name, **kwargs)).status_code == 200
+            out.append(len(ctx.captured_queries))
+        return out
+
+    disagree(study, physician_a, physician_b)
+    small = counts()
+    from annotation.services import ItemSelection, study_add_items
+
+    make_cases(6)
+    study_add_items(study=study, selection=ItemSelection(kind="case"), actor=admin)
+    for _ in range(3):
+        disagree(study, physician_a, physician_b)
+    claim_and_submit(study, physician_a, {"narrative-quality": "2", "criterion-validity": "agree"})
+    assignment_claim_next(study=study, rater=physician_a)
+    assert counts() == small
