@@ -1,8 +1,10 @@
-"""Server-side charts for agreement reports: matplotlib (Agg) to PNG data URIs, no JavaScript.
+"""Server-side charts for agreement reports: matplotlib (Agg) to PNG, no JavaScript, no CDN.
 
 Figures are built with `matplotlib.figure.Figure` directly (no pyplot global state), so rendering
-is safe in threaded servers. A chart is a `Chart(title, data_uri, alt)`; templates put the URI in
-an <img>, which cannot run scripts, so no chart needs `|safe`.
+is safe in threaded servers. `available_charts(report)` lists what a report can draw without
+drawing it; the page puts each chart's URL in an <img> (which cannot run scripts, so nothing needs
+`|safe`) and `render_chart(report, key)` draws one PNG when the browser asks for it. The page
+itself therefore never waits for matplotlib.
 """
 
 from __future__ import annotations
@@ -30,14 +32,25 @@ MAX_STRATA = 25
 class Chart:
     key: str
     title: str
-    data_uri: str
+    png: bytes
+    alt: str
+
+    @property
+    def data_uri(self) -> str:
+        return "data:image/png;base64," + base64.b64encode(self.png).decode("ascii")
+
+
+@dataclass(frozen=True)
+class ChartSpec:
+    key: str
+    title: str
     alt: str
 
 
-def _png(fig: Figure) -> str:
+def _png(fig: Figure) -> bytes:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=96, bbox_inches="tight")
-    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+    return buffer.getvalue()
 
 
 def _num(x: object) -> float:
@@ -157,20 +170,63 @@ def stratum_bars(frame: pd.DataFrame, *, value: str, group: str, title: str, key
     return Chart(key, title, _png(fig), f"{title}: bar chart over {len(wide)} strata")
 
 
-def report_charts(report: Report) -> list[Chart]:
-    charts: list[Chart] = []
-    forest = forest_plot(report.chart_data.get("forest"))
-    if forest:
-        charts.append(forest)
-    charts.extend(scatter_charts(report.chart_data.get("scatter", {})))
-    charts.extend(confusion_charts(report.chart_data.get("confusion", {})))
+def _strata_specs(report: Report) -> list[tuple[str, str, str, str]]:
+    """(key, table key, value column, group column) of the per-stratum bar charts."""
     strata = report.chart_data.get("strata", {})
-    for chart in (
-        stratum_bars(strata.get("data_quality"), value="ac1", group="task", title="AC1 per stratum",
-                     key="strata-ac1"),
-        stratum_bars(strata.get("grader_reliability"), value="macro_f1", group="evaluator",
-                     title="Macro-F1 per stratum", key="strata-mf1"),
-    ):
-        if chart:
-            charts.append(chart)
-    return charts
+    out = []
+    if strata.get("data_quality") is not None:
+        out.append(("strata-ac1", "data_quality", "ac1", "task"))
+    if strata.get("grader_reliability") is not None:
+        out.append(("strata-mf1", "grader_reliability", "macro_f1", "evaluator"))
+    return out
+
+
+def available_charts(report: Report) -> list[ChartSpec]:
+    """The charts a report can draw, in page order (cheap: nothing is drawn)."""
+    specs: list[ChartSpec] = []
+    forest = report.chart_data.get("forest")
+    if forest is not None and len(forest) and forest["ac1"].notna().any():
+        specs.append(ChartSpec("forest", "AC1 with 95% CI per task", "Forest plot of AC1 per task"))
+    scatter = report.chart_data.get("scatter", {})
+    for k, grader in enumerate(list(scatter)[:MAX_SCATTER]):
+        specs.append(ChartSpec(f"scatter-{k}", f"Grader vs consensus: {grader}",
+                               f"Scatter of {grader} score against the physicians' consensus score"))
+    for k, grader in enumerate(report.chart_data.get("confusion", {})):
+        specs.append(ChartSpec(f"confusion-{k}", f"Confusion matrices: {grader}",
+                               f"Confusion matrices of {grader} against each physician"))
+    titles = {"strata-ac1": "AC1 per stratum", "strata-mf1": "Macro-F1 per stratum"}
+    for key, _table, _value, _group in _strata_specs(report):
+        specs.append(ChartSpec(key, titles[key], f"{titles[key]}: bar chart"))
+    return specs
+
+
+def render_chart(report: Report, key: str) -> Chart | None:
+    """Draw one chart of `available_charts(report)`; None for an unknown key."""
+    kind, _, index = key.partition("-")
+    chart: Chart | None = None
+    if key == "forest":
+        chart = forest_plot(report.chart_data.get("forest"))
+    elif kind == "scatter" and index.isdigit():
+        items = list(report.chart_data.get("scatter", {}).items())[:MAX_SCATTER]
+        if int(index) < len(items):
+            charts = scatter_charts(dict([items[int(index)]]))
+            chart = charts[0] if charts else None
+    elif kind == "confusion" and index.isdigit():
+        items = list(report.chart_data.get("confusion", {}).items())
+        if int(index) < len(items):
+            charts = confusion_charts(dict([items[int(index)]]))
+            chart = charts[0] if charts else None
+    else:
+        strata = report.chart_data.get("strata", {})
+        titles = {"strata-ac1": "AC1 per stratum", "strata-mf1": "Macro-F1 per stratum"}
+        for spec_key, table, value, group in _strata_specs(report):
+            if spec_key == key:
+                chart = stratum_bars(strata.get(table), value=value, group=group, title=titles[key], key=key)
+    if chart is None:
+        return None
+    return Chart(key, chart.title, chart.png, chart.alt)
+
+
+def report_charts(report: Report) -> list[Chart]:
+    """Every chart of a report, drawn (for exports and tests; pages fetch them one by one)."""
+    return [c for c in (render_chart(report, spec.key) for spec in available_charts(report)) if c is not None]

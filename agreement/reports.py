@@ -960,18 +960,22 @@ def cached_report(selection: Selection) -> Report:
     return report
 
 
-def cached_report_and_charts(selection: Selection) -> tuple[Report, list[Any]]:
-    """Report plus its rendered charts, cached together: drawing is the slow part of a page."""
+def cached_chart(selection: Selection, key: str) -> Any:
+    """One rendered chart (`agreement.charts.Chart`) of a selection's report, or None."""
     from django.core.cache import cache
 
-    from agreement.charts import report_charts
+    from agreement.charts import render_chart
 
     fingerprint = labels_fingerprint()
-    key = _cache_key("page", selection, fingerprint)
-    hit = cache.get(key)
-    if hit is None:
-        report = cache.get(_cache_key("report", selection, fingerprint)) or build_report(selection)
-        cache.set(_cache_key("report", selection, fingerprint), report, REPORT_CACHE_SECONDS)
-        hit = (report, report_charts(report))
-        cache.set(key, hit, REPORT_CACHE_SECONDS)
-    return hit
+    chart_key = _cache_key(f"chart:{key}", selection, fingerprint)
+    chart = cache.get(chart_key)
+    if chart is None:
+        report_key = _cache_key("report", selection, fingerprint)
+        report = cache.get(report_key)
+        if report is None:
+            report = build_report(selection)
+            cache.set(report_key, report, REPORT_CACHE_SECONDS)
+        chart = render_chart(report, key)
+        if chart is not None:
+            cache.set(chart_key, chart, REPORT_CACHE_SECONDS)
+    return chart

@@ -9,7 +9,9 @@ urlpatterns = [
     path("study/<int:pk>/", views.study_report, name="report"),
     path("study/<int:pk>/export/<str:fmt>/", views.study_export, name="study_export"),
     path("study/<int:pk>/labels.csv", views.study_labels, name="study_labels"),
+    path("study/<int:pk>/chart/<slug:key>.png", views.study_chart, name="study_chart"),
     path("release/<int:pk>/", views.release_report, name="release_report"),
     path("release/<int:pk>/export/<str:fmt>/", views.release_export, name="release_export"),
     path("release/<int:pk>/labels.csv", views.release_labels, name="release_labels"),
+    path("release/<int:pk>/chart/<slug:key>.png", views.release_chart, name="release_chart"),
 ]

@@ -6,15 +6,16 @@ import math
 from typing import Any
 
 from django.db.models import Count
-from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, StreamingHttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, StreamingHttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from agreement import exports
 from agreement.access import release_for_reader, releases_for_reader, studies_for_reader, study_for_reader
+from agreement.charts import available_charts
 from agreement.forms import ReportFilterForm
-from agreement.reports import Report, Table, cached_report, cached_report_and_charts
+from agreement.reports import Report, Table, cached_chart, cached_report
 from agreement.selectors import Selection, study_models
 
 COUNT_COLUMNS = {"tp", "fp", "fn", "tn", "unknown_labels"}
@@ -55,7 +56,7 @@ def report_index(request: HttpRequest) -> HttpResponse:
 
 def _report_page(
     request: HttpRequest, *, title: str, scope: dict[str, int], form: ReportFilterForm, export_name: str,
-    labels_url: str, subject: Any,
+    chart_name: str, labels_url: str, subject: Any,
 ) -> HttpResponse:
     query = request.GET.urlencode()
     export_links = [
@@ -71,7 +72,12 @@ def _report_page(
     except ValueError as exc:
         form.add_error(None, str(exc))
         return render(request, "agreement/report.html", context, status=400)
-    report, charts = cached_report_and_charts(selection)
+    report = cached_report(selection)
+    charts = [
+        {"title": spec.title, "alt": spec.alt,
+         "url": reverse(chart_name, args=[subject.pk, spec.key]) + (f"?{query}" if query else "")}
+        for spec in available_charts(report)
+    ]
     context.update({"report": report, "tables": [display_table(t) for t in report.tables], "charts": charts})
     return render(request, "agreement/report.html", context)
 
@@ -82,7 +88,7 @@ def study_report(request: HttpRequest, pk: int) -> HttpResponse:
     form = ReportFilterForm(request.GET, study=study, models=study_models(study.pk))
     return _report_page(
         request, title=f"Agreement report: {study.name}", scope={"study_id": study.pk}, form=form, subject=study,
-        export_name="agreement:study_export",
+        export_name="agreement:study_export", chart_name="agreement:study_chart",
         labels_url=reverse("agreement:study_labels", args=[study.pk]),
     )
 
@@ -93,7 +99,7 @@ def release_report(request: HttpRequest, pk: int) -> HttpResponse:
     form = ReportFilterForm(request.GET)
     return _report_page(
         request, title=f"Agreement report: {release}", scope={"release_id": release.pk}, form=form, subject=release,
-        export_name="agreement:release_export",
+        export_name="agreement:release_export", chart_name="agreement:release_chart",
         labels_url=reverse("agreement:release_labels", args=[release.pk]),
     )
 
@@ -126,6 +132,34 @@ def study_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
 def release_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     release = release_for_reader(request.user, pk)
     return _export(request, ReportFilterForm(request.GET), {"release_id": release.pk}, fmt)
+
+
+def _chart(form: ReportFilterForm, scope: dict[str, int], key: str) -> HttpResponse:
+    if not form.is_valid():
+        return HttpResponseBadRequest("Invalid filters.")
+    try:
+        selection = form.selection(**scope)
+    except ValueError as exc:
+        return HttpResponseBadRequest(str(exc))
+    chart = cached_chart(selection, key)
+    if chart is None:
+        raise Http404("No such chart for this report.")
+    response = HttpResponse(chart.png, content_type="image/png")
+    response["Cache-Control"] = "private, max-age=300"
+    return response
+
+
+@require_http_methods(["GET"])
+def study_chart(request: HttpRequest, pk: int, key: str) -> HttpResponse:
+    study = study_for_reader(request.user, pk)
+    return _chart(ReportFilterForm(request.GET, study=study, models=study_models(study.pk)),
+                  {"study_id": study.pk}, key)
+
+
+@require_http_methods(["GET"])
+def release_chart(request: HttpRequest, pk: int, key: str) -> HttpResponse:
+    release = release_for_reader(request.user, pk)
+    return _chart(ReportFilterForm(request.GET), {"release_id": release.pk}, key)
 
 
 def _labels_response(selection: Selection, name: str) -> StreamingHttpResponse:

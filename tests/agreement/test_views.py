@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import re
+from html import unescape as html_unescape
 
 import pytest
 from django.core.cache import cache
@@ -70,15 +72,38 @@ def test_it_shows_tables_charts_and_pseudonyms_only(client, researcher, admin, s
         body = html.split("<main>", 1)[1]
         for username in ("physician_a", "physician_b", "inspector"):
             assert username not in body.replace(f"R-{username}", "")
-        assert body.count('src="data:image/png;base64,') >= 3  # forest plot, scatter, confusion
+        chart_urls = re.findall(r'<img src="([^"]+\.png[^"]*)"', body)
+        assert len(chart_urls) >= 3  # forest plot, scatter, confusion
+        for url in chart_urls:
+            chart = client.get(html_unescape(url))
+            assert chart.status_code == 200 and chart["Content-Type"] == "image/png"
+            assert chart.content.startswith(b"\x89PNG")
+
+
+def test_it_serves_charts_to_readers_only(client, researcher, physician_a, study_data):
+    url = reverse("agreement:study_chart", args=[study_data.study.pk, "forest"])
+    assert login(client, physician_a).get(url).status_code == 403
+    login(client, researcher)
+    assert client.get(url).status_code == 200
+    assert client.get(reverse("agreement:study_chart", args=[study_data.study.pk, "nonsense-9"])).status_code == 404
+    assert client.get(reverse("agreement:study_chart", args=[424242, "forest"])).status_code == 404
+    assert client.post(url).status_code == 405
 
 
 def test_it_applies_filters_and_breakdowns(client, researcher, study_data):
     login(client, researcher)
     url = reverse("agreement:report", args=[study_data.study.pk])
-    response = client.get(url, {"stratify_by": "model", "model": "model-x"})
+    response = client.get(url, {"stratify_by": "model", "task": "grader-reliability"})
     assert response.status_code == 200
-    assert "by model" in response.content.decode()
+    html = response.content.decode()
+    assert "by model" in html
+    strata_charts = re.findall(r'<img src="([^"]+/chart/strata-[^"]+)"', html)
+    assert len(strata_charts) == 2  # AC1 and Macro-F1 per stratum
+    for chart_url in strata_charts:
+        chart = client.get(html_unescape(chart_url))
+        assert chart.status_code == 200 and chart.content.startswith(b"\x89PNG")
+    filtered = client.get(url, {"model": "model-x"})
+    assert filtered.status_code == 200
     bad = client.get(url, {"month": "June"})
     assert bad.status_code == 400
     assert "YYYY-MM" in bad.content.decode()
