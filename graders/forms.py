@@ -11,6 +11,9 @@ from graders.models import GraderConfig
 
 
 class GraderConfigForm(forms.ModelForm):
+    base_url = forms.URLField(
+        max_length=500, assume_scheme="https", help_text="OpenAI-compatible endpoint, e.g. http://host:8000/v1"
+    )
     prompt_version = forms.CharField(
         max_length=100, required=False,
         help_text="A changed prompt text needs a new version (versions are immutable). Empty: v1.",

@@ -21,9 +21,9 @@ from cases.models import GraderKind, GraderRun
 
 ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
-# A runner writes its heartbeat at least every few seconds; after this long without one the job (or a
+# A runner writes its heartbeat about every second while it works; after this long without one the job (or a
 # chunk) is considered abandoned by a killed worker and may be resumed or taken over.
-STALE_AFTER = timedelta(seconds=getattr(settings, "GRADERS_STALE_SECONDS", 120))
+STALE_AFTER = timedelta(seconds=getattr(settings, "GRADERS_STALE_SECONDS", 30))
 
 
 def validate_env_name(value: str) -> None:
@@ -108,6 +108,10 @@ class GraderConfig(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def clean(self) -> None:
+        if self.prompt_id and self.kind and self.prompt.kind != self.kind:
+            raise ValidationError({"prompt": f"This is a {self.prompt.kind} prompt; the grader is a {self.kind}."})
 
     @property
     def prompt_version(self) -> str:

@@ -35,8 +35,9 @@ def _url(name: str, arg: object, job: GradingJob) -> str:
 
 
 @pytest.mark.parametrize(("name", "arg"), PAGES)
-def test_it_forbids_every_grader_page_to_physicians(client, physician_a, inspector, job, name, arg):
-    for user in (physician_a, inspector):
+def test_it_forbids_every_grader_page_to_physicians(client, physician_a, inspector, outsider, job, name, arg):
+    # Raters must never see grader output before inspection: even an inspector or an outsider gets 403.
+    for user in (physician_a, inspector, outsider):
         login(client, user)
         assert client.get(_url(name, arg, job)).status_code == 403
 
@@ -103,17 +104,22 @@ def test_it_shows_progress_figures_and_polls_while_the_job_runs(client, research
 
 
 def test_it_stops_polling_and_shows_invalid_outputs_when_done(
-    client, researcher, fake_server, rubric_config, django_capture_on_commit_callbacks
+    client, researcher, fake_server, rubric_config, django_capture_on_commit_callbacks, django_assert_max_num_queries
 ):
     from graders.fake_server import FakeBehaviour
 
     fake_server.behaviour = FakeBehaviour(mode="malformed")
     job = start_job(rubric_config, build_release(cases=1), django_capture_on_commit_callbacks)
     login(client, researcher)
-    html = client.get(reverse("graders:job_detail", args=[job.pk])).content.decode()
+    with django_assert_max_num_queries(12) as small:
+        html = client.get(reverse("graders:job_detail", args=[job.pk])).content.decode()
     assert "every 2s" not in html
     assert "Invalid outputs" in html
     assert "probably yes" in html  # the raw output is shown, escaped
+    bigger = start_job(rubric_config, build_release(cases=6), django_capture_on_commit_callbacks)
+    assert bigger.invalid == 36
+    with django_assert_max_num_queries(len(small.captured_queries)):
+        client.get(reverse("graders:job_detail", args=[bigger.pk]))
 
 
 def test_it_starts_a_job_from_the_browser(client, researcher, rubric_config, fake_server, django_capture_on_commit_callbacks):
@@ -196,3 +202,25 @@ def test_it_requires_a_new_prompt_version_when_the_text_changes(client, admin, f
     config.refresh_from_db()
     assert config.prompt.version == "v2-strict"
     assert PromptTemplate.objects.filter(kind=config.kind).count() == 2
+
+
+def test_it_refuses_a_prompt_of_another_kind(fake_server, db):
+    from django.core.exceptions import ValidationError
+
+    config = make_config(fake_server.base_url)
+    config.prompt = services.prompt_template_default(kind=GraderKind.PAIRWISE_JUDGE)
+    with pytest.raises(ValidationError, match="pairwise-judge prompt"):
+        config.full_clean()
+
+
+def test_it_creates_the_demo_graders_once(db):
+    import io
+
+    from graders.demo import DEMO_KEY_ENV, load_demo_graders
+
+    load_demo_graders(stdout=io.StringIO())
+    load_demo_graders(stdout=io.StringIO())
+    configs = GraderConfig.objects.all()
+    assert configs.count() == 4
+    assert configs.filter(name="Demo rubric grader (fake server)", base_url="http://127.0.0.1:8765/v1").exists()
+    assert set(configs.values_list("api_key_env", flat=True)) == {DEMO_KEY_ENV}
