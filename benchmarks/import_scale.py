@@ -31,8 +31,11 @@ MODELS = ("bench-model-a", "bench-model-b", "bench-model-c")
 LMB_CASES, LMB_CRITERIA = 2756, 16702
 LC_SETS, LC_MCQS = 1407, 6605
 
-WORDS_EN = ("patient fever cough pain three days history blood pressure medication dose doctor chest "
-            "abdomen headache nausea mild severe since yesterday worse night after meals taking").split()
+WORDS_EN = [
+    "patient", "fever", "cough", "pain", "three", "days", "history", "blood", "pressure",
+    "medication", "dose", "doctor", "chest", "abdomen", "headache", "nausea", "mild", "severe",
+    "since", "yesterday", "worse", "night", "after", "meals", "taking",
+]
 WORDS_ZH = list("患者发热咳嗽疼痛三天病史血压药物剂量医生胸部腹部头痛恶心轻度严重昨天加重夜间饭后服用")
 
 
