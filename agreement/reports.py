@@ -27,6 +27,7 @@ from agreement.selectors import (
     REVISION_STRATA,
     STRATA,
     RaterInfo,
+    RunInfo,
     Selection,
     TaskScale,
     decision_frame,
@@ -40,6 +41,7 @@ from agreement.selectors import (
     revision_strata,
     task_scales,
 )
+from cases.models import GraderKind
 
 #: Tasks whose labels are met / not met per (response, criterion): compared with grader decisions.
 RELIABILITY_TARGET = "response_criterion"
@@ -134,6 +136,10 @@ def load_labels(selection: Selection) -> LabelData:
     judges = judge_frame(selection)
     pairwise = pairwise_frame(selection)
     run_ids = set(decisions["run"].unique()) | set(judges["run"].unique()) | set(pairwise["run"].unique())
+    info = grader_runs(run_ids)
+    labels = {rid: (f"{i.name} (#{rid})", i.kind) for rid, i in info.items()}
+    decisions = _merge_runs(decisions, info, labels, ("response", "criterion"))
+    judges = _merge_runs(judges, info, labels, ("response",))
     return LabelData(
         ratings=ratings,
         decisions=decisions,
@@ -141,9 +147,43 @@ def load_labels(selection: Selection) -> LabelData:
         pairwise=pairwise,
         scales=task_scales(ratings["task"].unique()),
         raters=raters(ratings["rater"].unique()),
-        runs=grader_runs(run_ids),
+        runs=labels,
         later_rounds=later_round_count(selection),
     )
+
+
+def _merge_runs(
+    frame: pd.DataFrame, info: dict[int, RunInfo], labels: dict[int, tuple[str, str]], unit: tuple[str, ...]
+) -> pd.DataFrame:
+    """Treat runs of one grader (same kind, grader model and prompt) on disjoint responses as one grader.
+
+    LiveMedBench grader results arrive as one file, hence one run, per answering model; Table 2
+    reports the grader over all of them. Runs that decided the same (response, criterion) twice
+    are different gradings and stay apart. Merged runs report under their lowest run id.
+    """
+    if frame.empty:
+        return frame
+    groups: dict[tuple[str, str, str], list[int]] = {}
+    for rid in sorted(int(r) for r in frame["run"].unique()):
+        i = info.get(rid)
+        if i is not None:
+            groups.setdefault((i.kind, i.grader_model, i.prompt_version), []).append(rid)
+    mapping: dict[int, int] = {}
+    for (kind, model, version), ids in groups.items():
+        if len(ids) < 2:
+            continue
+        if frame[frame["run"].isin(ids)].duplicated(list(unit)).any():
+            continue
+        for rid in ids:
+            mapping[rid] = ids[0]
+        kind_name = dict(GraderKind.choices).get(kind, kind).split(" (")[0]
+        label = f"{model} {kind_name.lower()}{f' {version}' if version else ''} (runs #{', #'.join(map(str, ids))})"
+        labels[ids[0]] = (label, kind)
+    if not mapping:
+        return frame
+    frame = frame.copy()
+    frame["run"] = frame["run"].map(lambda r: mapping.get(int(r), int(r)))
+    return frame
 
 
 # ---------------------------------------------------------------------------
@@ -332,8 +372,9 @@ def _result_cells(prefix: str, res: metrics.AgreementResult) -> dict[str, Any]:
 
 
 def _task_order(data: LabelData) -> list[str]:
+    """Tasks in their configured order (LiveMedBench Table 1: narrative, advice, criteria)."""
     present = list(data.ratings["task"].unique()) if len(data.ratings) else []
-    return sorted(present)
+    return sorted(present, key=lambda slug: (data.scales[slug].order if slug in data.scales else 1 << 30, slug))
 
 
 def data_quality_tables(data: LabelData) -> list[Table]:
@@ -443,8 +484,8 @@ def _per_rater_rows(
 
 
 def _run_label(data: LabelData, run_id: int) -> str:
-    name, _kind = data.runs.get(int(run_id), (f"run {int(run_id)}", ""))
-    return f"{name} (#{int(run_id)})"
+    label, _kind = data.runs.get(int(run_id), (f"run #{int(run_id)}", ""))
+    return label
 
 
 @dataclass
@@ -522,6 +563,8 @@ def _human_macro_f1(hm: HumanMatrix) -> tuple[float | None, float | None, int, l
 
 def grader_reliability_tables(data: LabelData, chart_data: dict[str, Any] | None = None) -> list[Table]:
     hm = human_matrix(data)
+    if hm.n_pairs == 0:
+        return []  # no physician met / not met labels: nothing to hold a grader against
     _per_rater, consensus = hm.consensus_scores()
     graders = grader_arrays(data, hm)
     judges = judge_scores(data, hm)

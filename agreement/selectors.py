@@ -352,6 +352,7 @@ class TaskScale:
     categories: tuple[str, ...]
     approving: frozenset[str]
     target: str
+    order: int = 0
 
 
 def task_scales(slugs: Iterable[str]) -> dict[str, TaskScale]:
@@ -359,7 +360,9 @@ def task_scales(slugs: Iterable[str]) -> dict[str, TaskScale]:
     slugs = sorted(set(slugs))
     if not slugs:
         return {}
-    tasks = list(TaskType.objects.filter(slug__in=slugs).values_list("slug", "name", "scale_id", "scale__ordered", "target"))
+    tasks = list(
+        TaskType.objects.filter(slug__in=slugs).values_list("slug", "name", "scale_id", "scale__ordered", "target", "order")
+    )
     cats: dict[int, list[tuple[str, bool]]] = {}
     for scale_id, value, approves in ScaleCategory.objects.filter(
         scale_id__in=[t[2] for t in tasks]
@@ -373,17 +376,26 @@ def task_scales(slugs: Iterable[str]) -> dict[str, TaskScale]:
             categories=tuple(v for v, _ in cats.get(scale_id, [])),
             approving=frozenset(v for v, a in cats.get(scale_id, []) if a),
             target=target,
+            order=order,
         )
-        for slug, name, scale_id, ordered, target in tasks
+        for slug, name, scale_id, ordered, target, order in tasks
     }
 
 
-def grader_runs(run_ids: Iterable[int]) -> dict[int, tuple[str, str]]:
-    """run id -> (name, kind)."""
+@dataclass(frozen=True)
+class RunInfo:
+    name: str
+    kind: str
+    grader_model: str
+    prompt_version: str
+
+
+def grader_runs(run_ids: Iterable[int]) -> dict[int, RunInfo]:
     ids = sorted({int(i) for i in run_ids})
     if not ids:
         return {}
-    return {pk: (name, kind) for pk, name, kind in GraderRun.objects.filter(pk__in=ids).values_list("pk", "name", "kind")}
+    rows = GraderRun.objects.filter(pk__in=ids).values_list("pk", "name", "kind", "grader_model", "prompt_version")
+    return {pk: RunInfo(name, kind, model, version) for pk, name, kind, model, version in rows}
 
 
 @dataclass

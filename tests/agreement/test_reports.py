@@ -237,3 +237,52 @@ def test_it_reports_pairwise_position_bias(physician_a, physician_b, monkeypatch
     assert row["n_both_orders"] == 4
     assert row["n_flips"] == 2
     assert row["flip_rate"] == pytest.approx(0.5)
+
+
+def test_it_pools_one_graders_per_model_runs_into_one_row(three_raters):
+    from cases.models import GraderRun
+
+    data = reliability_study(three_raters, n_cases=3)
+    original = data.runs[0]
+    # Re-file the decisions as LiveMedBench ships them: one run (one file) per answering model.
+    per_model = {}
+    for model in ("model-x", "model-y", "model-z"):
+        run = GraderRun.objects.create(name=f"gpt-4.1 on {model}", kind="rubric-grader", grader_model="gpt-0")
+        GraderDecision.objects.filter(run=original, response__model_name=model).update(run=run)
+        per_model[model] = run
+    report = build_report(Selection(study_id=data.study.pk))
+    graders = report.table("grader_reliability").frame
+    assert len(graders) == 2  # physicians + one pooled grader
+    pooled = graders.iloc[1]
+    assert "rubric grader" in pooled["evaluator"] and pooled["n_decisions"] == len(data.grader[original.pk])
+    pairs = sorted(data.human)
+    raters = sorted(r.pk for r in three_raters)
+    expected = metrics.macro_f1_vs_raters([data.grader[original.pk][p] for p in pairs],
+                                          [[data.human[p][r] for r in raters] for p in pairs])
+    assert pooled["macro_f1"] == pytest.approx(expected.value, abs=1e-12)
+    assert _row(report, "ranking_stability", grader_a="Physician consensus")["n_models"] == 3
+
+
+def test_it_keeps_two_gradings_of_the_same_pairs_apart(three_raters):
+    from cases.models import GraderRun
+
+    data = reliability_study(three_raters, n_cases=2)
+    rerun = GraderRun.objects.create(name="Grader 0 again", kind="rubric-grader", grader_model="gpt-0")
+    GraderDecision.objects.bulk_create(
+        GraderDecision(run=rerun, response_id=r, criterion_id=c, verdict="met") for (r, c) in data.human
+    )
+    assert len(build_report(Selection(study_id=data.study.pk)).table("grader_reliability").frame) == 3
+
+
+def test_it_orders_tasks_and_skips_grader_tables_without_physician_met_labels(physician_a, physician_b):
+    study = make_study()
+    narrative, validity = ensure_task("narrative-quality"), ensure_task("criterion-validity")
+    item = case_item(study, make_case(narrative="order"))
+    for rater in (physician_a, physician_b):
+        rate(item, rater, validity, "agree", field_key="criterion:1")
+        rate(item, rater, narrative, "2")
+    report = build_report(Selection(study_id=study.pk))
+    expected = sorted(["narrative-quality", "criterion-validity"],
+                      key=lambda s: (type(narrative).objects.get(slug=s).order, s))
+    assert list(report.table("data_quality").frame["task"]) == expected
+    assert report.table("grader_reliability") is None
