@@ -4,12 +4,14 @@ import hashlib
 import itertools
 
 from cases.models import (
+    MCQ,
     Case,
     CaseRevision,
     Dataset,
     GraderDecision,
     GraderRun,
     ModelResponse,
+    QuestionSet,
     Release,
     RubricCriterion,
     Verdict,
@@ -71,3 +73,30 @@ def make_grader_decisions(
         for c, v in zip(criteria, verdicts, strict=True)
     )
     return run
+
+
+def make_question_set(
+    *,
+    release: Release | None = None,
+    external_id: str | None = None,
+    scenario: str = "A 58-year-old with fever, productive cough and SpO2 88% on room air.",
+    mcqs: list[tuple[str, str, dict[str, str], str]] | None = None,
+) -> QuestionSet:
+    """A LiveClin-style question set: a case revision, its scenario and ordered MCQs
+    given as (stage, question, options, correct answer)."""
+    release = release or make_release(dataset_name="LiveClin", label="2025H1", fmt="liveclin")
+    revision = make_case(release=release, external_id=external_id, narrative=scenario, core_request="",
+                         doctor_advice="", criteria=[])
+    question_set = QuestionSet.objects.create(revision=revision, scenario=scenario)
+    mcqs = mcqs if mcqs is not None else [
+        ("Diagnosis", "What is the most likely diagnosis?",
+         {"A": "Pneumonia", "B": "Pneumothorax", "C": "Pulmonary embolism", "D": "Heart failure"}, "A"),
+        ("Treatment", "Which oxygen saturation target is appropriate?",
+         {"A": "88-92%", "B": "94-98%", "C": "100%", "D": "80-84%"}, "A"),
+    ]
+    MCQ.objects.bulk_create(
+        MCQ(question_set=question_set, order=i, stage=stage, question=question, options=options,
+            correct_answer=answer)
+        for i, (stage, question, options, answer) in enumerate(mcqs, start=1)
+    )
+    return question_set

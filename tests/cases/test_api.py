@@ -95,3 +95,25 @@ def test_it_documents_the_endpoints_in_the_schema(api: APIClient, admin) -> None
     schema = api.get(reverse("api-schema"), {"format": "json"}).json()
     assert "/api/cases/imports/" in schema["paths"]
     assert "/api/cases/datasets/" in schema["paths"]
+
+
+@pytest.mark.django_db
+def test_it_lists_datasets_in_a_bounded_number_of_queries(api: APIClient, researcher) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    api.force_authenticate(researcher)
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as ctx:
+            assert api.get(reverse("cases_api:dataset_list")).status_code == 200
+        return len(ctx.captured_queries)
+
+    release_import(fmt="liveclin", data=(FIXTURES / "liveclin.jsonl").read_bytes(), file_name="lc.jsonl",
+                   dataset_name="LiveClin", release_label="a")
+    small = queries()
+    release_import(fmt="healthbench", data=(FIXTURES / "healthbench.jsonl").read_bytes(), file_name="hb.jsonl",
+                   dataset_name="HealthBench", release_label="a")
+    release_import(fmt="generic", data=(FIXTURES / "generic.csv").read_bytes(), file_name="g.csv",
+                   dataset_name="HealthBench", release_label="b")
+    assert queries() == small

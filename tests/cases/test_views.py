@@ -254,3 +254,13 @@ def test_it_keeps_browse_page_queries_bounded(client: Client, researcher, django
     with django_assert_num_queries(measure(reverse("cases:case_detail", args=[small_case.pk]))):
         client.get(reverse("cases:case_detail", args=[large_case.pk]))
     assert CaseRevision.objects.count() == 68
+
+
+@pytest.mark.django_db
+def test_it_shows_a_factory_made_question_set_with_its_answers(client: Client, admin) -> None:
+    from tests.factories import make_question_set
+
+    question_set = make_question_set()
+    login(client, admin)
+    page = client.get(reverse("cases:case_detail", args=[question_set.revision.case_id])).content.decode()
+    assert "Pneumothorax" in page and "<strong>A. Pneumonia ✓</strong>" in page
