@@ -46,6 +46,7 @@ from cases.models import GraderKind
 #: Tasks whose labels are met / not met per (response, criterion): compared with grader decisions.
 RELIABILITY_TARGET = "response_criterion"
 RELIABILITY_SLUG = "grader-reliability"
+PAPER_LAYOUT_MAX_RATERS = 6
 CONSENSUS = "Physician consensus"
 LOW_CASE_MF1 = 0.6
 SENIOR_RANKS = ("associate_chief", "chief")
@@ -422,11 +423,20 @@ def data_quality_tables(data: LabelData) -> list[Table]:
         "percent_agreement", "ac1", "ac1_se", "ac1_ci_low", "ac1_ci_high", "ac1_p", "fleiss_kappa",
         "fleiss_kappa_se", "unknown_labels", "reason",
     ])
-    return [
+    tables = []
+    approvals = pd.DataFrame(approval_rows, columns=["task", "rater", "n_labels", "approval_rate"])
+    if len(approvals) and approvals["rater"].nunique() <= PAPER_LAYOUT_MAX_RATERS:
+        # The paper's layout: one approval column per rater, AC1 last.
+        wide = approvals.pivot(index="task", columns="rater", values="approval_rate")
+        wide.columns = [f"approval {c}" for c in wide.columns]
+        paper = dq[["task", "task_name"]].merge(wide, left_on="task", right_index=True, how="left")
+        paper["ac1"] = dq["ac1"].to_numpy()
+        tables.append(Table("table1", "Physician assessment of data quality (LiveMedBench Table 1 layout)",
+                            paper.drop(columns=["task"]), "Approval rate of each rater, then Gwet's AC1."))
+    return tables + [
         Table("data_quality", "Data quality: agreement per task (LiveMedBench Table 1)", dq,
               "AC1 and Fleiss' kappa on the same first-round ratings; n_paired = subjects with two or more ratings."),
-        Table("approval", "Approval rate per rater", pd.DataFrame(
-            approval_rows, columns=["task", "rater", "n_labels", "approval_rate"])),
+        Table("approval", "Approval rate per rater", approvals),
         Table("per_rater", "Each rater against the others", pd.DataFrame(per_rater_rows, columns=[
             "task", "rater", "n_labels", "n_shared", "agreement_with_others", "ac1_vs_others_majority",
             "macro_f1_vs_others_majority", "ac1_without_rater",

@@ -286,3 +286,18 @@ def test_it_orders_tasks_and_skips_grader_tables_without_physician_met_labels(ph
                       key=lambda s: (type(narrative).objects.get(slug=s).order, s))
     assert list(report.table("data_quality").frame["task"]) == expected
     assert report.table("grader_reliability") is None
+
+
+def test_it_lays_out_table_1_like_the_paper_for_few_raters(physician_a, physician_b):
+    study = make_study()
+    task = ensure_task("narrative-quality")
+    for n, (a, b) in enumerate([("2", "2"), ("2", "1"), ("1", "2"), ("2", "2")]):
+        item = case_item(study, make_case(narrative=f"t1 {n}"))
+        rate(item, physician_a, task, a)
+        rate(item, physician_b, task, b)
+    report = build_report(Selection(study_id=study.pk))
+    row = report.table("table1").frame.iloc[0]
+    assert row["approval R-physician_a"] == pytest.approx(0.75)
+    assert row["approval R-physician_b"] == pytest.approx(0.75)
+    assert row["ac1"] == pytest.approx(metrics.gwet_ac1([["2", "2"], ["2", "1"], ["1", "2"], ["2", "2"]],
+                                                        ["2", "1", "0"]).value)
