@@ -15,10 +15,11 @@ How a job runs (durable with any number of workers sharing one PostgreSQL):
 """
 
 import logging
+import queue
 import time
 import uuid
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
 
@@ -163,6 +164,9 @@ def grading_job_create(
     parallel_tasks = max(1, min(parallel_tasks, config.concurrency))
     threads = max(1, config.concurrency // parallel_tasks)
     size = max(16, min(MAX_CHUNK, threads * UNITS_PER_THREAD))
+    chunks = -(-len(units) // size)
+    # A small job has fewer chunks than runners: fewer runners then each get a bigger share of threads.
+    parallel_tasks = min(parallel_tasks, chunks)
     label = selection_label(selection)
     # One transaction: the run, the job and all its chunks exist together or not at all.
     with transaction.atomic():
@@ -180,8 +184,7 @@ def grading_job_create(
             GradingChunk(job=job, index=i, units=[list(u) for u in units[start : start + size]])
             for i, start in enumerate(range(0, len(units), size))
         )
-        chunks = -(-len(units) // size)
-        transaction.on_commit(lambda: _enqueue_runners(job.pk, min(parallel_tasks, chunks)))
+        transaction.on_commit(lambda: _enqueue_runners(job.pk, parallel_tasks))
     return job
 
 
@@ -378,7 +381,10 @@ def _row(kind: str, run_id: int, ask: _Ask, result: grader_client.CallResult) ->
 
 
 def _flush(
-    job: GradingJob, chunk: GradingChunk, batch: list[tuple[_Ask, grader_client.CallResult]], structured: _Structured
+    job: GradingJob,
+    chunks: list[GradingChunk],
+    batch: list[tuple[_Ask, grader_client.CallResult]],
+    structured: _Structured,
 ) -> str:
     """Store a batch of answers, move the counters, beat the heart; returns the job's status."""
     kind = job.run.kind
@@ -402,7 +408,7 @@ def _flush(
             output_tokens=F("output_tokens") + sum(r.output_tokens or 0 for _, r in batch),
             heartbeat_at=now,
         )
-        GradingChunk.objects.filter(pk=chunk.pk).update(heartbeat_at=now)
+        GradingChunk.objects.filter(pk__in=[c.pk for c in chunks]).update(heartbeat_at=now)
         if structured.rejected:
             GraderConfig.objects.filter(pk=job.config_id).update(structured_output_rejected=True)
             structured.rejected = False
@@ -438,50 +444,109 @@ def _release_chunk(chunk: GradingChunk, *, done: bool) -> None:
     GradingChunk.objects.filter(pk=chunk.pk).update(status=status, heartbeat_at=timezone.now() if done else None)
 
 
-def _process_chunk(
-    job: GradingJob,
-    chunk: GradingChunk,
-    *,
-    client: Any,
-    endpoint: grader_client.Endpoint,
-    threads: int,
-    structured: _Structured,
-) -> str:
-    """Ask every pending unit of the chunk; returns the job status seen last."""
-    kind = job.run.kind
-    keys = [as_key(u) for u in chunk.units]
-    stored = stored_units(kind, job.run, among=keys)
-    pending = [k for k in keys if k not in stored]
-    if not pending:
-        return GradingJob.objects.filter(pk=job.pk).values_list("status", flat=True).get()
-    asks = _build_asks(kind, job.prompt.text, pending)
-    status = JobStatus.RUNNING
-    batch: list[tuple[_Ask, grader_client.CallResult]] = []
-    last_flush = time.monotonic()
-    stored_count = 0
-    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix=f"grader-{job.pk}") as pool:
-        futures: dict[Future, _Ask] = {pool.submit(_call, client, endpoint, a, structured, kind): a for a in asks}
-        waiting = set(futures)
-        while waiting:
-            finished, waiting = wait(waiting, timeout=FLUSH_SECONDS, return_when=FIRST_COMPLETED)
-            batch.extend((futures[f], f.result()) for f in finished)
-            if len(batch) >= FLUSH_EVERY or time.monotonic() - last_flush >= FLUSH_SECONDS or not waiting:
-                status = _flush(job, chunk, batch, structured)
-                stored_count += len(batch)
-                batch = []
-                last_flush = time.monotonic()
-                _after_flush(job.pk, stored_count)
-                if status != JobStatus.RUNNING:
-                    # Cancelled: drop what has not started; answers already paid for are still stored.
-                    for future in waiting:
-                        future.cancel()
-                    running = {f for f in waiting if not f.cancelled()}
-                    wait(running)
-                    rest = [(futures[f], f.result()) for f in running]
-                    if rest:
-                        _flush(job, chunk, rest, structured)
-                    return status
-    return status
+class _Runner:
+    """One runner's pipeline: a thread pool kept busy across chunk boundaries.
+
+    The next chunk is claimed while the current one's last requests are still in flight, so the pool never
+    drains at a chunk's end. Finished calls arrive on a queue (cheaper than waiting on every future);
+    the main thread alone touches the database.
+    """
+
+    def __init__(
+        self, job: GradingJob, *, worker_id: str, client: Any, endpoint: grader_client.Endpoint, threads: int,
+        structured: _Structured,
+    ) -> None:
+        self.job, self.worker_id, self.client, self.endpoint = job, worker_id, client, endpoint
+        self.threads, self.structured = threads, structured
+        self.kind = job.run.kind
+        self.done_queue: queue.SimpleQueue[Future] = queue.SimpleQueue()
+        self.futures: dict[Future, tuple[_Ask, int]] = {}
+        self.open_chunks: dict[int, tuple[GradingChunk, int]] = {}  # chunk id -> (chunk, answers not yet stored)
+        self.exhausted = False
+        self.stored = 0
+
+    def _top_up(self, pool: ThreadPoolExecutor) -> None:
+        # Keep at least one more round queued behind the running calls.
+        while not self.exhausted and len(self.futures) < 2 * self.threads:
+            chunk = _claim_chunk(self.job, self.worker_id)
+            if chunk is None:
+                self.exhausted = True
+                return
+            keys = [as_key(u) for u in chunk.units]
+            stored = stored_units(self.kind, self.job.run, among=keys)
+            pending = [k for k in keys if k not in stored]
+            if not pending:
+                _release_chunk(chunk, done=True)
+                continue
+            self.open_chunks[chunk.pk] = (chunk, len(pending))
+            for ask in _build_asks(self.kind, self.job.prompt.text, pending):
+                future = pool.submit(_call, self.client, self.endpoint, ask, self.structured, self.kind)
+                self.futures[future] = (ask, chunk.pk)
+                future.add_done_callback(self.done_queue.put)
+
+    def _store(self, finished: list[Future]) -> str:
+        batch = []
+        for future in finished:
+            ask, chunk_id = self.futures.pop(future)
+            batch.append((ask, future.result()))
+            chunk, left = self.open_chunks[chunk_id]
+            self.open_chunks[chunk_id] = (chunk, left - 1)
+        status = _flush(self.job, [c for c, _ in self.open_chunks.values()], batch, self.structured)
+        for chunk_id, (chunk, left) in list(self.open_chunks.items()):
+            if left == 0:
+                _release_chunk(chunk, done=True)
+                del self.open_chunks[chunk_id]
+        self.stored += len(batch)
+        _after_flush(self.job.pk, self.stored)
+        return status
+
+    def _drain(self, timeout: float) -> list[Future]:
+        finished = []
+        try:
+            finished.append(self.done_queue.get(timeout=timeout))
+            while len(finished) < FLUSH_EVERY:
+                finished.append(self.done_queue.get_nowait())
+        except queue.Empty:
+            pass
+        return finished
+
+    def run(self) -> str:
+        status: str = JobStatus.RUNNING
+        pending: list[Future] = []
+        last_flush = time.monotonic()
+        pool = ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix=f"grader-{self.job.pk}")
+        try:
+            while True:
+                self._top_up(pool)
+                if not self.futures and not pending:
+                    break
+                pending += self._drain(FLUSH_SECONDS)
+                if (
+                    len(pending) >= FLUSH_EVERY
+                    or time.monotonic() - last_flush >= FLUSH_SECONDS
+                    or len(pending) == len(self.futures)
+                ):
+                    status = self._store(pending)
+                    pending = []
+                    last_flush = time.monotonic()
+                    if status != JobStatus.RUNNING:
+                        break
+            if status != JobStatus.RUNNING:
+                # Cancelled: drop what has not started; answers already paid for are still stored.
+                for future in self.futures:
+                    future.cancel()
+                running = [f for f in self.futures if not f.cancelled()]
+                wait(running)
+                for future in [f for f in self.futures if f.cancelled()]:
+                    del self.futures[future]
+                if running:
+                    self._store(running)
+                for chunk, _ in self.open_chunks.values():
+                    _release_chunk(chunk, done=False)
+        finally:
+            # On an error nothing more is asked; the chunks stay claimed until their heartbeat goes stale.
+            pool.shutdown(wait=True, cancel_futures=True)
+        return status
 
 
 def _settle_cancel(job_id: int) -> None:
@@ -544,17 +609,9 @@ def grading_job_work(
     threads = max(1, job.snapshot.get("concurrency", job.config.concurrency) // job.parallel_tasks)
     structured = _Structured(job.snapshot.get("structured_output", True) and not job.config.structured_output_rejected)
     logger.info("Runner %s on grading job %s with %d threads", worker_id, job_id, threads)
-    while True:
-        chunk = _claim_chunk(job, worker_id)
-        if chunk is None:
-            _finish(job_id)
-            break
-        status = _process_chunk(
-            job, chunk, client=client, endpoint=endpoint, threads=threads, structured=structured
-        )
-        if status != JobStatus.RUNNING:
-            _release_chunk(chunk, done=False)
-            _settle_cancel(job_id)
-            break
-        _release_chunk(chunk, done=True)
+    runner = _Runner(job, worker_id=worker_id, client=client, endpoint=endpoint, threads=threads, structured=structured)
+    if runner.run() == JobStatus.RUNNING:
+        _finish(job_id)
+    else:
+        _settle_cancel(job_id)
     return GradingJob.objects.filter(pk=job_id).values_list("status", flat=True).get()

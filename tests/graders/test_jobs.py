@@ -358,3 +358,12 @@ def test_it_splits_a_job_into_chunks_several_workers_can_take(rubric_config, fak
     assert len(chunks) == 3  # 48 units, 1 thread per task -> 16 units a chunk
     assert sum(len(c.units) for c in chunks) == job.total == 48
     assert fake_server.requests == []  # nothing runs before commit
+
+
+def test_it_gives_a_one_chunk_job_one_runner_with_the_whole_concurrency(rubric_config, fake_server):
+    rubric_config.concurrency = 8
+    rubric_config.save()
+    job = services.grading_job_create(
+        config=rubric_config, selection={"release": build_release(cases=1).pk}, created_by=None, parallel_tasks=4
+    )
+    assert (job.chunks.count(), job.parallel_tasks) == (1, 1)
