@@ -465,31 +465,42 @@ def assignment_claim_next(*, study: Study, rater: User, now: datetime | None = N
             return own
         if not _rater_eligible(study, rater):
             return None
-        holders = (
-            Assignment.objects.holding_slot(now=now).filter(item=OuterRef("pk"))
-            .order_by().values("item").annotate(n=Count("pk")).values("n")
-        )
-        mine = Assignment.objects.filter(item=OuterRef("pk"), rater=rater).exclude(state=Assignment.State.EXPIRED)
-        candidates = (
-            Item.objects.filter(study=study, status=Item.Status.OPEN)
-            .annotate(n=Coalesce(Subquery(holders, output_field=IntegerField()), 0))
-            .filter(~Exists(mine), n__lt=study.raters_per_item)
-        )
-        if study.required_languages:
-            profile = getattr(rater, "profile", None)
-            languages = list(profile.languages) if profile else []
-            candidates = candidates.filter(Q(revision__language__in=languages) | Q(revision__language=""))
-        # Items other raters have started come first, so items complete (and reach agreement) sooner.
-        candidates = candidates.order_by("-n", "pk")
-        tried: list[int] = []
+        return _claim_new_item(study, rater, now)
+
+
+def _claim_new_item(study: Study, rater: User, now: datetime) -> Assignment | None:
+    """Lock and claim the first candidate with room (caller holds the transaction and the rater lock).
+
+    Two cheap candidate queries instead of one that counts and sorts every open item: first items
+    other raters have started (so items complete and reach agreement sooner), then untouched ones.
+    Both are only guesses; `_try_claim_item` re-counts the slots under the item lock.
+    """
+    holding = Assignment.objects.holding_slot(now=now).filter(item=OuterRef("pk"))
+    holders = holding.order_by().values("item").annotate(n=Count("pk")).values("n")
+    # NOT IN over the rater's own items: one hashed scan of their assignments, not a probe per item.
+    mine = Assignment.objects.filter(rater=rater).exclude(state=Assignment.State.EXPIRED).values("item_id")
+    base = Item.objects.filter(study=study, status=Item.Status.OPEN).exclude(pk__in=Subquery(mine))
+    if study.required_languages:
+        profile = getattr(rater, "profile", None)
+        languages = list(profile.languages) if profile else []
+        base = base.filter(Q(revision__language__in=languages) | Q(revision__language=""))
+    started = (
+        base.filter(Exists(holding))
+        .annotate(n=Coalesce(Subquery(holders, output_field=IntegerField()), 0))
+        .filter(n__lt=study.raters_per_item)
+    )
+    untouched = base.filter(~Exists(holding))
+    tried: list[int] = []
+    for candidates in (started, untouched):
         for _ in range(_CLAIM_ATTEMPTS):
             item = (
                 candidates.exclude(pk__in=tried)
+                .order_by("pk")
                 .select_for_update(skip_locked=True, of=("self",))
                 .first()
             )
             if item is None:
-                return None
+                break
             claimed = _try_claim_item(study, item, rater, now) if item.status == Item.Status.OPEN else None
             if claimed is not None:
                 return claimed

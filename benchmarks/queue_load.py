@@ -2,7 +2,7 @@
 """Review queue under load: gunicorn (4 workers) on PostgreSQL, simulated physicians via the API.
 
     .venv/bin/python benchmarks/queue_load.py [--seconds 60] [--physicians 50] [--workers 4]
-        [--threads 1] [--think 1.0] [--items 3000] [--database-url postgres://...] [--port 8765]
+        [--threads 1] [--think 1.0] [--items 3000] [--database-url postgres://...] [--port 8791]
 
 Recreates its own database (default medreview_queue_bench), migrates it, seeds cases with rubric
 criteria, a running study (narrative-quality + criterion-validity, 2 raters per item, so 5 fields
@@ -111,6 +111,11 @@ def _seed(n_items: int, n_physicians: int) -> tuple[int, dict[str, str]]:
                          selection=ItemSelection(kind="case", dataset="QueueBench"), raters_per_item=2, seed=1)
     study_add_members(study=study, users=physicians, role=StudyMember.Role.RATER, actor=admin)
     study_start(study=study, actor=admin)
+    # A live database has planner statistics (autovacuum); a freshly bulk-loaded one does not yet.
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
     return study.pk, {t.user.username: t.key for t in tokens}
 
 
@@ -256,9 +261,14 @@ def main() -> None:
     parser.add_argument("--think", type=float, default=1.0, help="mean pause between calls, seconds (0: none)")
     parser.add_argument("--items", type=int, default=3000)
     parser.add_argument("--database-url", default=DEFAULT_URL)
-    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--port", type=int, default=8791)
     args = parser.parse_args()
 
+    import socket
+
+    with socket.socket() as probe:
+        if probe.connect_ex(("127.0.0.1", args.port)) == 0:
+            raise SystemExit(f"port {args.port} is already in use; pass --port")
     print(f"database {args.database_url}: recreating, migrating, seeding {args.items} items ...", flush=True)
     _recreate_database(args.database_url)
     env = {**os.environ, "DATABASE_URL": args.database_url, "SECRET_KEY": "queue-benchmark-key",
