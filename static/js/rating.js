@@ -117,6 +117,7 @@
     if (target && target.form && target.form !== form) return;
     var key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
     if (key === "?") { toggleHelp(); event.preventDefault(); return; }
+    if (key === "Escape" && document.body.classList.contains("help-open")) { toggleHelp(false); return; }
     if (key === "g") {
       var guide = document.getElementById("guidelines");
       if (guide) { guide.open = !guide.open; if (guide.open) guide.scrollIntoView({ block: "start" }); }
@@ -136,11 +137,14 @@
     if (key.length === 1 && pick(key)) event.preventDefault();
   });
 
-  function toggleHelp() {
+  function toggleHelp(force) {
     if (!help) return;
-    help.classList.toggle("expanded");
-    help.scrollIntoView({ block: "center" });
+    var open = typeof force === "boolean" ? force : !document.body.classList.contains("help-open");
+    document.body.classList.toggle("help-open", open);
   }
+  document.querySelectorAll("[data-close-help]").forEach(function (button) {
+    button.addEventListener("click", function () { toggleHelp(false); });
+  });
 
   /* ---------- drafts: server (debounced) + localStorage copy ---------- */
   function formValues() {

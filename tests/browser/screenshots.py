@@ -51,16 +51,17 @@ def _serve_demo() -> tuple[subprocess.Popen, str, tempfile.TemporaryDirectory]:
     subprocess.run([python, "manage.py", "load_demo"], cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
     port = _free_port()
     server = subprocess.Popen(
-        [python, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
+        [python, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload", "--skip-checks"],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     base = f"http://127.0.0.1:{port}"
-    for _ in range(100):
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
         try:
             with urllib.request.urlopen(f"{base}/healthz", timeout=1):  # noqa: S310 - local server
                 break
         except OSError:
-            time.sleep(0.2)
+            time.sleep(0.3)
     else:
         server.terminate()
         raise SystemExit("the demo server did not start")

@@ -39,6 +39,11 @@ def test_it_rates_a_case_with_the_keyboard_and_keeps_the_draft_across_a_reload(
     assert len(fields) == 4
 
     expect(page.locator("#field-0")).to_have_class(re.compile(r"\bfocused\b"))
+    page.keyboard.press("?")
+    expect(page.locator("body")).to_have_class(re.compile(r"\bhelp-open\b"))
+    expect(page.locator("#shortcut-help")).to_be_in_viewport()
+    page.keyboard.press("?")
+    expect(page.locator("body")).not_to_have_class(re.compile(r"\bhelp-open\b"))
     page.keyboard.press("2")  # Perfect; focus moves on to the first criterion
     expect(page.locator("#field-1")).to_have_class(re.compile(r"\bfocused\b"))
     page.keyboard.press("y")
