@@ -509,3 +509,56 @@ def test_it_bounds_queries_of_queue_and_progress_whatever_the_data_size(
     assert small == large
     with django_assert_num_queries(small[0]):
         rater_queue(rater=physician_a)
+
+
+def test_it_keeps_a_lapsed_draft_writable_while_nobody_took_the_slot(admin, physician_a):
+    make_cases(1)
+    study = running_study(admin, raters=[physician_a], raters_per_item=1, lease_minutes=5)
+    claim = assignment_claim_next(study=study, rater=physician_a)
+    later = timezone.now() + timedelta(minutes=20)
+    saved = assignment_save_draft(assignment=claim, rater=physician_a, draft={"narrative-quality|": {"label": "2"}},
+                                  seconds_spent=600, now=later)
+    assert saved.state == Assignment.State.DRAFT and saved.lease_expires_at == later + timedelta(minutes=5)
+    done = rating_submit(assignment=saved, rater=physician_a, labels=labels_for(saved, "2"), seconds_spent=640,
+                         now=later)
+    assert done.state == Assignment.State.SUBMITTED
+
+
+def test_it_lists_the_inspectors_queue_by_status(admin, physician_a, physician_b, inspector):
+    make_cases(3)
+    study = running_study(admin, raters=[physician_a, physician_b], inspectors=[inspector])
+    a1 = claim_and_submit(study, physician_a, "2")
+    claim_and_submit(study, physician_b, "0")
+    a2 = claim_and_submit(study, physician_a, "2")
+    b2 = claim_and_submit(study, physician_b, "1")
+    a3 = claim_and_submit(study, physician_a, "1")
+    claim_and_submit(study, physician_b, "0")
+    inspection_return(item=item_of(a2), inspector=inspector, assignment=b2, comment="Look again")
+    inspection_adjudicate(item=item_of(a3), inspector=inspector, labels={"narrative-quality|": "1"}, reason="ok")
+    from annotation.selectors import inspector_queue
+
+    queue = inspector_queue(inspector=inspector)
+    assert [i.pk for i in queue.pending] == [a1.item_id]
+    assert [i.pk for i in queue.returned] == [a2.item_id]
+    assert [i.pk for i in queue.resolved] == [a3.item_id]
+    outsider_queue = inspector_queue(inspector=make_user("elsewhere", role="inspector"))
+    assert outsider_queue.pending == [] and outsider_queue.studies == []
+
+
+def test_it_only_adds_physicians_as_raters_and_inspectors_as_inspectors(admin, researcher, physician_a):
+    study = running_study(admin, raters=[])
+    with pytest.raises(ValidationError, match="researcher"):
+        study_add_members(study=study, users=[researcher], role=StudyMember.Role.RATER, actor=admin)
+    with pytest.raises(ValidationError, match="physician_a"):
+        study_add_members(study=study, users=[physician_a], role=StudyMember.Role.INSPECTOR, actor=admin)
+    assert not StudyMember.objects.filter(study=study).exists()
+
+
+def test_it_does_not_flag_a_question_set_whose_checks_all_pass(admin, physician_a):
+    revision = make_case()
+    qs = QuestionSet.objects.create(revision=revision, scenario="Scenario")
+    MCQ.objects.create(question_set=qs, order=1, question="Q1", options={"A": "x", "B": "y"}, correct_answer="B")
+    study = running_study(admin, raters=[physician_a], tasks=["mcq-factual"], kind="question_set", raters_per_item=1)
+    done = claim_and_submit(study, physician_a, "yes")
+    item = item_of(done)
+    assert item.status == Item.Status.RESOLVED and not question_set_flagged(item)
