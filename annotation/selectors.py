@@ -150,17 +150,17 @@ def rater_queue(*, rater: AbstractBaseUser, study: Study | None = None, now: dat
     )
     counts = Counter(a.state for a in assignments)
     available = 0
-    if study_ids:
-        holders = Assignment.objects.holding_slot(now=now).filter(item=OuterRef("pk")).values("item")
+    running = [s.pk for s in studies if s.status == Study.Status.RUNNING]
+    if running:
+        holders = Assignment.objects.holding_slot(now=now).filter(item=OuterRef("pk")).order_by().values("item")
         holders = holders.annotate(n=Count("pk")).values("n")
-        mine = Assignment.objects.filter(item=OuterRef("pk"), rater=rater).exclude(state=Assignment.State.EXPIRED)
+        # NOT IN over the rater's own items: one hashed scan of their assignments, not a probe per item.
+        mine = Assignment.objects.filter(rater=rater).exclude(state=Assignment.State.EXPIRED).values("item_id")
         available = (
-            Item.objects.filter(
-                study_id__in=[s.pk for s in studies if s.status == Study.Status.RUNNING],
-                status=Item.Status.OPEN,
-            )
-            .annotate(n=Coalesce(Subquery(holders, output_field=IntegerField()), 0), mine=Exists(mine))
-            .filter(mine=False, n__lt=F("study__raters_per_item"))
+            Item.objects.filter(study_id__in=running, status=Item.Status.OPEN)
+            .exclude(pk__in=Subquery(mine))
+            .annotate(n=Coalesce(Subquery(holders, output_field=IntegerField()), 0))
+            .filter(n__lt=F("study__raters_per_item"))
             .count()
         )
     return RaterQueue(

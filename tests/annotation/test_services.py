@@ -562,3 +562,17 @@ def test_it_does_not_flag_a_question_set_whose_checks_all_pass(admin, physician_
     done = claim_and_submit(study, physician_a, "yes")
     item = item_of(done)
     assert item.status == Item.Status.RESOLVED and not question_set_flagged(item)
+
+
+def test_it_counts_the_items_still_available_to_a_rater(admin, physician_a, physician_b, inspector):
+    make_cases(3)
+    study = running_study(admin, raters=[physician_a, physician_b, inspector])
+    assert rater_queue(rater=physician_a).available == 3
+    claim_and_submit(study, physician_a, "2")
+    # physician_a rated one item; the other two are untouched.
+    assert rater_queue(rater=physician_a).available == 2
+    assignment_claim_next(study=study, rater=physician_b)
+    # The item physician_a rated is now full for the inspector, who can still take the two others.
+    assert rater_queue(rater=inspector).available == 2
+    study_close(study=study, actor=admin)
+    assert rater_queue(rater=inspector).available == 0
