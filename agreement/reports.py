@@ -105,6 +105,8 @@ class LabelData:
     raters: dict[int, RaterInfo]
     runs: dict[int, tuple[str, str]]
     later_rounds: int
+    #: Arrays several tables share (human matrix, grader arrays), computed once per LabelData.
+    memo: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def pseudonym(self, rater_id: int) -> str:
         info = self.raters.get(int(rater_id))
@@ -231,10 +233,14 @@ _BINARY = {"met": 1.0, "not_met": 0.0}
 
 @dataclass
 class HumanMatrix:
-    """Physicians' met / not met labels: (response, criterion) pairs x raters, NaN = not rated."""
+    """Physicians' met / not met labels in long form: one row per rating, coded against pairs.
+
+    A pair is one (response, criterion). Nothing is stored as pairs x raters: at ClinConsensus
+    scale that matrix is 82,500 x 20 with two labels per row, and every statistic here only needs
+    the rows (per rater) or the two or three labels of a pair (rater pairs, group majorities).
+    """
 
     keys: np.ndarray  # int64 response << 32 | criterion, one per pair
-    labels: np.ndarray  # float pairs x raters
     rater_ids: np.ndarray
     response: np.ndarray
     criterion: np.ndarray
@@ -251,6 +257,29 @@ class HumanMatrix:
     @property
     def n_pairs(self) -> int:
         return int(self.keys.size)
+
+    def rows_by_rater(self) -> list[np.ndarray]:
+        """Row indices of each rater's labelled rows (labels other than met / not met left out)."""
+        labelled = np.flatnonzero(~np.isnan(self.rows_met))
+        order = labelled[np.argsort(self.rows_rater[labelled], kind="stable")]
+        bounds = np.searchsorted(self.rows_rater[order], np.arange(self.rater_ids.size + 1))
+        return [order[bounds[k]:bounds[k + 1]] for k in range(self.rater_ids.size)]
+
+    def slots(self) -> tuple[np.ndarray, np.ndarray]:
+        """(rater column, label) as pairs x slots matrices (-1 / NaN where empty), slots <= raters per pair."""
+        labelled = np.flatnonzero(~np.isnan(self.rows_met))
+        order = labelled[np.argsort(self.rows_pair[labelled], kind="stable")]
+        pair = self.rows_pair[order]
+        if pair.size == 0:
+            return np.zeros((self.n_pairs, 0), np.int64), np.zeros((self.n_pairs, 0))
+        starts = np.searchsorted(pair, pair, side="left")
+        slot = np.arange(pair.size) - starts
+        width = int(slot.max()) + 1
+        rater = np.full((self.n_pairs, width), -1, dtype=np.int64)
+        label = np.full((self.n_pairs, width), np.nan)
+        rater[pair, slot] = self.rows_rater[order]
+        label[pair, slot] = self.rows_met[order]
+        return rater, label
 
     def consensus_scores(self) -> tuple[np.ndarray, np.ndarray]:
         """(per-rater case scores responses x raters, consensus score per response)."""
@@ -278,6 +307,12 @@ def reliability_ratings(data: LabelData) -> pd.DataFrame:
 
 
 def human_matrix(data: LabelData) -> HumanMatrix:
+    if "human" not in data.memo:
+        data.memo["human"] = _human_matrix(data)
+    return data.memo["human"]
+
+
+def _human_matrix(data: LabelData) -> HumanMatrix:
     r = reliability_ratings(data)
     response = r["response"].to_numpy(dtype=np.int64) if len(r) else np.zeros(0, np.int64)
     criterion = r["criterion"].to_numpy(dtype=np.int64) if len(r) else np.zeros(0, np.int64)
@@ -285,8 +320,6 @@ def human_matrix(data: LabelData) -> HumanMatrix:
     pair_codes, uniq = pd.factorize(keys, sort=True)
     rater_codes, rater_ids = pd.factorize(r["rater"].to_numpy() if len(r) else np.zeros(0, np.int64), sort=True)
     met = r["label"].map(_BINARY).to_numpy(dtype=float) if len(r) else np.zeros(0)
-    labels = np.full((uniq.size, rater_ids.size), np.nan)
-    labels[pair_codes, rater_codes] = met
     n = uniq.size
     points = np.zeros(n)
     model = np.empty(n, dtype=object)
@@ -301,7 +334,6 @@ def human_matrix(data: LabelData) -> HumanMatrix:
     response_model[response_code] = model
     return HumanMatrix(
         keys=np.asarray(uniq, dtype=np.int64),
-        labels=labels,
         rater_ids=np.asarray(rater_ids, dtype=np.int64),
         response=pair_response,
         criterion=(np.asarray(uniq, dtype=np.int64) & 0xFFFFFFFF) if n else np.zeros(0, np.int64),
@@ -317,15 +349,47 @@ def human_matrix(data: LabelData) -> HumanMatrix:
     )
 
 
-def _confusion_all_pairs(labels: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Confusion counts between every two raters at once (rater i = reference, j = prediction)."""
-    met = (labels == 1).astype(np.float64)
-    notmet = (labels == 0).astype(np.float64)
-    tp = met.T @ met
-    tn = notmet.T @ notmet
-    fp = notmet.T @ met
-    fn = met.T @ notmet
-    return tn, fp, fn, tp
+def _confusion_all_pairs(hm: HumanMatrix) -> tuple[np.ndarray, ...]:
+    """Confusion counts between every two raters at once (lower rater column = reference).
+
+    Built from the two or three labels each pair holds, so the cost grows with the number of
+    labels, not with pairs x raters. Macro-F1 is symmetric, so which rater is the reference does
+    not change any value derived from these counts.
+    """
+    n_raters = hm.rater_ids.size
+    counts = np.zeros(n_raters * n_raters * 4, dtype=np.int64)
+    rater, label = hm.slots()
+    for a, b in itertools.combinations(range(rater.shape[1]), 2):  # slots, never pairs
+        ok = (rater[:, a] >= 0) & (rater[:, b] >= 0)
+        ra, rb, la, lb = rater[ok, a], rater[ok, b], label[ok, a], label[ok, b]
+        swap = ra > rb
+        ref_r, pred_r = np.where(swap, rb, ra), np.where(swap, ra, rb)
+        ref_l, pred_l = np.where(swap, lb, la), np.where(swap, la, lb)
+        cell = (2 * ref_l + pred_l).astype(np.int64)
+        counts += np.bincount((ref_r * n_raters + pred_r) * 4 + cell, minlength=counts.size)
+    counts = counts.reshape(n_raters, n_raters, 4)
+    return counts[..., 0], counts[..., 1], counts[..., 2], counts[..., 3]
+
+
+def grader_vs_raters(hm: HumanMatrix, g: GraderArrays) -> tuple[float | None, str | None, list[tuple[int, Any]]]:
+    """A grader's Macro-F1 against each physician and their mean (LiveMedBench eq. 9).
+
+    Same definition as `metrics.macro_f1_vs_raters` (tests check it): each physician's labels on
+    the pairs the grader decided, the mean undefined if any physician's Macro-F1 is. Computed rater
+    by rater from the rows instead of from a pairs x raters matrix.
+    """
+    per: list[tuple[int, Any]] = []
+    for k, rows in enumerate(hm.rows_by_rater()):  # loop over raters, not labels
+        rows = rows[g.has[hm.rows_pair[rows]]]
+        if rows.size == 0:
+            continue
+        per.append((int(hm.rater_ids[k]), metrics.macro_f1(hm.rows_met[rows], g.predicted[hm.rows_pair[rows]])))
+    if not per:
+        return None, "no physician labelled a pair this grader decided", per
+    undefined = [rid for rid, r in per if r.value is None]
+    if undefined:
+        return None, f"Macro-F1 undefined against {len(undefined)} physician(s)", per
+    return float(np.mean([r.value for _rid, r in per])), None, per
 
 
 # ---------------------------------------------------------------------------
@@ -512,6 +576,12 @@ class GraderArrays:
 
 
 def grader_arrays(data: LabelData, hm: HumanMatrix) -> list[GraderArrays]:
+    if "graders" not in data.memo:
+        data.memo["graders"] = _grader_arrays(data, hm)
+    return data.memo["graders"]
+
+
+def _grader_arrays(data: LabelData, hm: HumanMatrix) -> list[GraderArrays]:
     d = data.decisions
     out = []
     if d.empty or hm.n_pairs == 0:
@@ -558,7 +628,7 @@ def _human_macro_f1(hm: HumanMatrix) -> tuple[float | None, float | None, int, l
     """(pairwise mean, pooled, n rater pairs, [(i, j, mf1)]) over rater pairs sharing a pair."""
     if hm.rater_ids.size < 2:
         return None, None, 0, []
-    tn, fp, fn, tp = _confusion_all_pairs(hm.labels)
+    tn, fp, fn, tp = _confusion_all_pairs(hm)
     i, j = np.triu_indices(hm.rater_ids.size, k=1)
     shared = (tn + fp + fn + tp)[i, j] > 0
     i, j = i[shared], j[shared]
@@ -581,7 +651,7 @@ def grader_reliability_tables(data: LabelData, chart_data: dict[str, Any] | None
     fidelity: list[dict[str, Any]] = []
     vs_rater: list[dict[str, Any]] = []
     mean, pooled, n_pairs, _ = _human_macro_f1(hm)
-    human_labels = hm.labels[~np.isnan(hm.labels)]
+    human_labels = hm.rows_met[~np.isnan(hm.rows_met)]
     fidelity.append({
         "evaluator": "Human inter-rater", "kind": "physicians", "macro_f1": mean, "macro_f1_pooled": pooled,
         "n_rater_pairs": n_pairs, "n_decisions": int(human_labels.size), "n_invalid": 0,
@@ -593,19 +663,18 @@ def grader_reliability_tables(data: LabelData, chart_data: dict[str, Any] | None
     confusion: dict[str, list[tuple[str, int, int, int, int]]] = {}
     for g in graders:
         label = _run_label(data, g.run)
-        cols = ~np.isnan(hm.labels[g.has]).all(axis=0)
-        res = metrics.macro_f1_vs_raters(g.predicted[g.has], hm.labels[g.has][:, cols])
+        mean_f1, f1_reason, per_rater = grader_vs_raters(hm, g)
         pr = metrics.pearson(g.case_score, consensus)
         fidelity.append({
-            "evaluator": label, "kind": data.runs.get(g.run, ("", ""))[1], "macro_f1": res.value,
+            "evaluator": label, "kind": data.runs.get(g.run, ("", ""))[1], "macro_f1": mean_f1,
             "macro_f1_pooled": None, "n_rater_pairs": None, "n_decisions": g.n_decisions, "n_invalid": g.n_invalid,
             "positive_rate": g.n_met / g.n_decisions if g.n_decisions else None,
             "pearson_r": pr.value, "pearson_ci_low": pr.ci[0] if pr.ci else None,
             "pearson_ci_high": pr.ci[1] if pr.ci else None, "pearson_p": pr.p_value, "n_cases": pr.n,
-            "reason": "; ".join(x for x in (res.reason, pr.reason) if x),
+            "reason": "; ".join(x for x in (f1_reason, pr.reason) if x),
         })
         confusion[label] = []
-        for rater_id, r in zip(hm.rater_ids[cols], res.per_rater, strict=True):
+        for rater_id, r in per_rater:
             pseudonym = data.pseudonym(rater_id)
             vs_rater.append({
                 "grader": label, "rater": pseudonym, "macro_f1": r.value, "f1_met": r.f1_met,
@@ -712,11 +781,11 @@ def _groups(data: LabelData, selection: Selection, hm: HumanMatrix) -> tuple[str
     return names[0], names[1], a, b
 
 
-def group_labels(labels: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Majority label of the group's raters per pair: 1, 0, or NaN (no label or a tie)."""
-    sub = labels[:, mask]
-    met = (sub == 1).sum(axis=1)
-    notmet = (sub == 0).sum(axis=1)
+def group_labels(hm: HumanMatrix, mask: np.ndarray) -> np.ndarray:
+    """Majority label of the group's raters (`mask` over rater columns) per pair: 1, 0 or NaN (none or a tie)."""
+    in_group = mask[hm.rows_rater] if hm.rows_rater.size else np.zeros(0, bool)
+    met = np.bincount(hm.rows_pair[in_group & (hm.rows_met == 1)], minlength=hm.n_pairs)
+    notmet = np.bincount(hm.rows_pair[in_group & (hm.rows_met == 0)], minlength=hm.n_pairs)
     return np.where(met > notmet, 1.0, np.where(notmet > met, 0.0, np.nan))
 
 
@@ -726,7 +795,7 @@ def expert_group_tables(data: LabelData, selection: Selection) -> list[Table]:
     if groups is None or hm.n_pairs == 0:
         return []
     name_a, name_b, mask_a, mask_b = groups
-    ga, gb = group_labels(hm.labels, mask_a), group_labels(hm.labels, mask_b)
+    ga, gb = group_labels(hm, mask_a), group_labels(hm, mask_b)
     both = ~np.isnan(ga) & ~np.isnan(gb)
     cell = np.where(both, 2 * np.nan_to_num(ga) + np.nan_to_num(gb), -1).astype(np.int64)
     rows = []

@@ -201,6 +201,42 @@ def _timed(fn: Callable[[], Any], repeat: int) -> tuple[float, float, Any]:
     return min(times), statistics.median(times), result
 
 
+def _time_page(study_id: int, repeat: int) -> None:
+    """The researcher's report page through Django's test client: cold (empty cache) and cached."""
+    from django.contrib.auth import get_user_model
+    from django.core.cache import cache
+    from django.test import Client, override_settings
+
+    from annotation.models import Profile, Role
+
+    user, created = get_user_model().objects.get_or_create(username="bench-researcher")
+    if created:
+        Profile.objects.create(user=user, role=Role.RESEARCHER, pseudonym="bench-researcher")
+    static = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}
+    storages = {"default": {"BACKEND": "django.core.files.storage.FileSystemStorage"}, "staticfiles": static}
+    with override_settings(ALLOWED_HOSTS=["testserver"], STORAGES=storages):
+        client = Client()
+        client.force_login(user)
+        url = f"/reports/study/{study_id}/"
+        cold, warm = [], []
+        for _ in range(repeat):
+            cache.clear()
+            t0 = time.perf_counter()
+            response = client.get(url)
+            cold.append(time.perf_counter() - t0)
+            assert response.status_code == 200, response.status_code
+            t0 = time.perf_counter()
+            client.get(url)
+            warm.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        chart = client.get(f"/reports/study/{study_id}/chart/scatter-0.png")
+        chart_s = time.perf_counter() - t0
+    print(f"  report page (HTML): cold cache best {min(cold):.3f} s, median {statistics.median(cold):.3f} s; "
+          f"cached best {min(warm):.3f} s, median {statistics.median(warm):.3f} s (target < 1 s)")
+    print(f"  one chart (scatter of 2,750 responses, from the cached report): {chart_s:.3f} s, "
+          f"{len(chart.content):,} bytes")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_URL))
@@ -253,13 +289,15 @@ def main() -> None:
     print(f"  expert groups pooled Macro-F1 {eg.iloc[0]['macro_f1']:.4f}, "
           f"share of cases below 0.6: {eg.iloc[0]['share_cases_below_0.6']:.3f}")
 
+    _time_page(study_id, args.repeat)
+
     print("\n(b) the same arrays: medreview vs reference implementations")
     data = load_labels(selection)
     hm = human_matrix(data)
     g1 = np.isin(hm.rater_ids, [uid for uid, info in data.raters.items() if info.rank == "attending"])
     from agreement.reports import group_labels
 
-    two = np.stack([group_labels(hm.labels, g1), group_labels(hm.labels, ~g1)], axis=1)  # 82,500 x 2, 0/1
+    two = np.stack([group_labels(hm, g1), group_labels(hm, ~g1)], axis=1)  # 82,500 x 2, 0/1
     codes = two.astype(np.int64)
     print(f"  ratings matrix {two.shape[0]:,} subjects x {two.shape[1]} raters")
 

@@ -301,3 +301,58 @@ def test_it_lays_out_table_1_like_the_paper_for_few_raters(physician_a, physicia
     assert row["approval R-physician_b"] == pytest.approx(0.75)
     assert row["ac1"] == pytest.approx(metrics.gwet_ac1([["2", "2"], ["2", "1"], ["1", "2"], ["2", "2"]],
                                                         ["2", "1", "0"]).value)
+
+
+def test_it_handles_raters_who_each_label_only_some_pairs(db):
+    """ClinConsensus-style: many physicians, each pair labelled by two of them."""
+    import random
+
+    from tests.agreement.builders import response_item
+    from tests.factories import make_response
+
+    doctors = [make_user(f"md{i}", role=Role.PHYSICIAN) for i in range(4)]
+    study = make_study()
+    task = ensure_task("grader-reliability")
+    rng = random.Random(11)
+    from cases.models import GraderRun
+    run = GraderRun.objects.create(name="Grader", kind="rubric-grader", grader_model="g")
+    human: dict[tuple[int, int], dict[int, str]] = {}
+    grader: dict[tuple[int, int], str] = {}
+    for c in range(8):
+        revision = make_case(narrative=f"partial {c}")
+        response = make_response(revision, model_name=f"m{c % 2}")
+        item = response_item(study, response)
+        pair_of_doctors = rng.sample(doctors, 2)
+        for crit in revision.criteria.all():
+            labels = {}
+            for doc in pair_of_doctors:
+                labels[doc.pk] = rng.choice(["met", "not_met"])
+                rate(item, doc, task, labels[doc.pk], field_key=f"criterion:{crit.pk}", criterion=crit)
+            human[(response.pk, crit.pk)] = labels
+            grader[(response.pk, crit.pk)] = rng.choice(["met", "not_met", "met"])
+            GraderDecision.objects.create(run=run, response=response, criterion=crit, verdict=grader[(response.pk,
+                                                                                                        crit.pk)])
+    report = build_report(Selection(study_id=study.pk))
+    pairs = sorted(human)
+    ids = sorted(d.pk for d in doctors)
+    wide = [[human[p].get(d) for d in ids] for p in pairs]
+    pair_values = []
+    for i in range(4):
+        for j in range(i + 1, 4):
+            shared = [p for p in pairs if ids[i] in human[p] and ids[j] in human[p]]
+            if shared:
+                value = metrics.macro_f1([human[p][ids[i]] for p in shared], [human[p][ids[j]] for p in shared]).value
+                if value is not None:
+                    pair_values.append(value)
+    human_row = _row(report, "grader_reliability", evaluator="Human inter-rater")
+    assert human_row["macro_f1"] == pytest.approx(np.mean(pair_values), abs=1e-12)
+    expected = metrics.macro_f1_vs_raters([grader[p] for p in pairs], wide)
+    row = _row(report, "grader_reliability", evaluator=f"Grader (#{run.pk})")
+    if expected.value is None:
+        assert row["macro_f1"] is None or np.isnan(row["macro_f1"])
+    else:
+        assert row["macro_f1"] == pytest.approx(expected.value, abs=1e-12)
+    per = report.table("grader_vs_rater").frame
+    for k, doc in enumerate(ids):
+        got = per[per["rater"] == f"R-md{[d.pk for d in doctors].index(doc)}"].iloc[0]
+        assert got["macro_f1"] == pytest.approx(expected.per_rater[k].value, abs=1e-12, nan_ok=True)
