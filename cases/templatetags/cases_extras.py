@@ -42,3 +42,28 @@ def table_markdown(table: Any) -> str:
             if isinstance(table.get(key), str):
                 return table[key]
     return ""
+
+
+COUNT_LABELS = {
+    "cases": "New cases", "revisions": "New revisions of existing cases", "criteria": "Rubric criteria",
+    "question_sets": "Question sets", "mcqs": "MCQs", "responses": "Model responses",
+    "grader_decisions": "Grader decisions",
+}
+
+
+@register.filter(name="count_label")
+def count_label(key: str) -> str:
+    return COUNT_LABELS.get(key, key.replace("_", " ").capitalize())
+
+
+@register.filter(name="counts_summary")
+def counts_summary(counts: Any) -> str:
+    """'8 new cases, 41 rubric criteria' from a release's counts; zero counts left out."""
+    if not isinstance(counts, dict):
+        return ""
+    parts = [f"{n} {_lower(count_label(k))}" for k, n in counts.items() if k in COUNT_LABELS and n]
+    return ", ".join(parts) or "nothing new"
+
+
+def _lower(label: str) -> str:
+    return label if label == "MCQs" else label.lower()
