@@ -264,3 +264,23 @@ def test_it_shows_a_factory_made_question_set_with_its_answers(client: Client, a
     login(client, admin)
     page = client.get(reverse("cases:case_detail", args=[question_set.revision.case_id])).content.decode()
     assert "Pneumothorax" in page and "<strong>A. Pneumonia ✓</strong>" in page
+
+
+@pytest.mark.django_db
+def test_it_records_a_crashed_import_on_the_job_instead_of_losing_it(
+    client: Client, admin, monkeypatch, django_capture_on_commit_callbacks
+) -> None:
+    login(client, admin)
+    upload(client)
+    job = ImportJob.objects.get()
+
+    def crash(**kwargs: object) -> None:
+        raise OSError("disk unplugged")
+
+    monkeypatch.setattr("cases.services.release_import", crash)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("cases:import_confirm", args=[job.pk]))
+    job.refresh_from_db()
+    assert job.status == ImportJob.Status.FAILED and job.finished_at is not None
+    assert job.report["errors"][0]["message"] == "internal error: OSError"
+    assert b"failed" in client.get(reverse("cases:import_job", args=[job.pk])).content
