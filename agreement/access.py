@@ -9,6 +9,7 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 
+from annotation import access as review_access
 from annotation.models import Study
 from cases.models import Release
 from medreview.roles import AnyUser, is_researcher
@@ -27,8 +28,13 @@ def studies_for_reader(user: AnyUser) -> QuerySet[Study]:
 
 
 def study_for_reader(user: AnyUser, pk: int) -> Study:
+    """Researchers and admins only (403 otherwise), then review's own read check (404 if unknown).
+
+    `annotation.access.study_for_reader` also admits a study's members for progress pages; reports
+    are stricter because they show every rater's labels side by side.
+    """
     require_report_reader(user)
-    return get_object_or_404(Study, pk=pk)
+    return review_access.study_for_reader(user, pk)
 
 
 def releases_for_reader(user: AnyUser) -> QuerySet[Release]:
