@@ -249,3 +249,26 @@ class GradingChunk(models.Model):
 
     def __str__(self) -> str:
         return f"job {self.job_id} chunk {self.index} ({self.status})"
+
+
+class GradingRunnerSlot(models.Model):
+    """One of a job's `parallel_tasks` runner slots.
+
+    A runner works only while it holds a slot (its heartbeat fresh), so however many runner tasks get
+    queued (resumes, retries), at most parallel_tasks x (concurrency // parallel_tasks) requests are in
+    flight: the config's concurrency is a limit for the whole job across workers.
+    """
+
+    job = models.ForeignKey(GradingJob, on_delete=models.CASCADE, related_name="slots")
+    index = models.PositiveSmallIntegerField()
+    worker_id = models.CharField(max_length=64, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["job", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["job", "index"], name="gradingrunnerslot_unique_index"),
+        ]
+
+    def __str__(self) -> str:
+        return f"job {self.job_id} slot {self.index}"

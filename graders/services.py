@@ -43,7 +43,15 @@ from cases.models import (
 )
 from graders import client as grader_client
 from graders import prompts
-from graders.models import STALE_AFTER, GraderConfig, GradingChunk, GradingJob, JobStatus, PromptTemplate
+from graders.models import (
+    STALE_AFTER,
+    GraderConfig,
+    GradingChunk,
+    GradingJob,
+    GradingRunnerSlot,
+    JobStatus,
+    PromptTemplate,
+)
 from graders.units import UnitKey, all_units, as_key, selection_label, selection_responses, stored_units
 
 logger = logging.getLogger(__name__)
@@ -184,6 +192,7 @@ def grading_job_create(
             GradingChunk(job=job, index=i, units=[list(u) for u in units[start : start + size]])
             for i, start in enumerate(range(0, len(units), size))
         )
+        GradingRunnerSlot.objects.bulk_create(GradingRunnerSlot(job=job, index=i) for i in range(parallel_tasks))
         transaction.on_commit(lambda: _enqueue_runners(job.pk, parallel_tasks))
     return job
 
@@ -214,9 +223,11 @@ def grading_job_resume(*, job: GradingJob) -> GradingJob:
         job = GradingJob.objects.select_for_update().get(pk=job.pk)
         if not job.can_resume:
             raise ValidationError(f"A {job.get_status_display().lower()} job cannot be resumed.")
+        # Only a stopped or stalled job gets here, so no live runner holds a chunk or a slot.
         job.chunks.filter(status=GradingChunk.Status.RUNNING).update(
             status=GradingChunk.Status.PENDING, heartbeat_at=None
         )
+        job.slots.update(worker_id="", heartbeat_at=None)
         pending = job.chunks.exclude(status=GradingChunk.Status.DONE).count()
         job.status = JobStatus.QUEUED
         job.error = ""
@@ -240,6 +251,7 @@ def grading_job_retry_failed(*, job: GradingJob) -> GradingJob:
             model.objects.filter(run=job.run, **{status_field: Verdict.FAILED}).delete()
         _reconcile(job)
         job.chunks.update(status=GradingChunk.Status.PENDING, heartbeat_at=None)
+        job.slots.update(worker_id="", heartbeat_at=None)
         job.status = JobStatus.QUEUED
         job.error = ""
         job.finished_at = None
@@ -382,6 +394,7 @@ def _row(kind: str, run_id: int, ask: _Ask, result: grader_client.CallResult) ->
 
 def _flush(
     job: GradingJob,
+    slot: GradingRunnerSlot,
     chunks: list[GradingChunk],
     batch: list[tuple[_Ask, grader_client.CallResult]],
     structured: _Structured,
@@ -409,6 +422,7 @@ def _flush(
             heartbeat_at=now,
         )
         GradingChunk.objects.filter(pk__in=[c.pk for c in chunks]).update(heartbeat_at=now)
+        GradingRunnerSlot.objects.filter(pk=slot.pk, worker_id=slot.worker_id).update(heartbeat_at=now)
         if structured.rejected:
             GraderConfig.objects.filter(pk=job.config_id).update(structured_output_rejected=True)
             structured.rejected = False
@@ -439,6 +453,29 @@ def _claim_chunk(job: GradingJob, worker_id: str) -> GradingChunk | None:
     return chunk
 
 
+def _claim_slot(job: GradingJob, worker_id: str) -> GradingRunnerSlot | None:
+    now = timezone.now()
+    # Older jobs, or a job whose slots were never made, get them here; the unique index keeps one per index.
+    GradingRunnerSlot.objects.bulk_create(
+        (GradingRunnerSlot(job=job, index=i) for i in range(job.parallel_tasks)), ignore_conflicts=True
+    )
+    # Locks one free slot (never held, released, or its holder stopped beating) so two runners cannot share it.
+    with transaction.atomic():
+        slot = (
+            GradingRunnerSlot.objects.select_for_update(skip_locked=True)
+            .filter(job_id=job.pk)
+            .filter(Q(heartbeat_at__isnull=True) | Q(heartbeat_at__lt=now - STALE_AFTER))
+            .order_by("index")
+            .first()
+        )
+        if slot is None:
+            return None
+        slot.worker_id = worker_id
+        slot.heartbeat_at = now
+        slot.save(update_fields=["worker_id", "heartbeat_at"])
+    return slot
+
+
 def _release_chunk(chunk: GradingChunk, *, done: bool) -> None:
     status = GradingChunk.Status.DONE if done else GradingChunk.Status.PENDING
     GradingChunk.objects.filter(pk=chunk.pk).update(status=status, heartbeat_at=timezone.now() if done else None)
@@ -453,10 +490,11 @@ class _Runner:
     """
 
     def __init__(
-        self, job: GradingJob, *, worker_id: str, client: Any, endpoint: grader_client.Endpoint, threads: int,
-        structured: _Structured,
+        self, job: GradingJob, *, slot: GradingRunnerSlot, client: Any, endpoint: grader_client.Endpoint,
+        threads: int, structured: _Structured,
     ) -> None:
-        self.job, self.worker_id, self.client, self.endpoint = job, worker_id, client, endpoint
+        self.job, self.slot, self.worker_id = job, slot, slot.worker_id
+        self.client, self.endpoint = client, endpoint
         self.threads, self.structured = threads, structured
         self.kind = job.run.kind
         self.done_queue: queue.SimpleQueue[Future] = queue.SimpleQueue()
@@ -491,7 +529,7 @@ class _Runner:
             batch.append((ask, future.result()))
             chunk, left = self.open_chunks[chunk_id]
             self.open_chunks[chunk_id] = (chunk, left - 1)
-        status = _flush(self.job, [c for c, _ in self.open_chunks.values()], batch, self.structured)
+        status = _flush(self.job, self.slot, [c for c, _ in self.open_chunks.values()], batch, self.structured)
         for chunk_id, (chunk, left) in list(self.open_chunks.items()):
             if left == 0:
                 _release_chunk(chunk, done=True)
@@ -608,10 +646,18 @@ def grading_job_work(
         return JobStatus.FAILED
     threads = max(1, job.snapshot.get("concurrency", job.config.concurrency) // job.parallel_tasks)
     structured = _Structured(job.snapshot.get("structured_output", True) and not job.config.structured_output_rejected)
+    slot = _claim_slot(job, worker_id)
+    if slot is None:
+        # The job already has parallel_tasks live runners (e.g. an extra task queued by a resume).
+        logger.info("Runner %s: grading job %s has all its runner slots taken", worker_id, job_id)
+        return job.status
     logger.info("Runner %s on grading job %s with %d threads", worker_id, job_id, threads)
-    runner = _Runner(job, worker_id=worker_id, client=client, endpoint=endpoint, threads=threads, structured=structured)
-    if runner.run() == JobStatus.RUNNING:
-        _finish(job_id)
-    else:
-        _settle_cancel(job_id)
+    try:
+        runner = _Runner(job, slot=slot, client=client, endpoint=endpoint, threads=threads, structured=structured)
+        if runner.run() == JobStatus.RUNNING:
+            _finish(job_id)
+        else:
+            _settle_cancel(job_id)
+    finally:
+        GradingRunnerSlot.objects.filter(pk=slot.pk, worker_id=worker_id).update(heartbeat_at=None, worker_id="")
     return GradingJob.objects.filter(pk=job_id).values_list("status", flat=True).get()

@@ -367,3 +367,25 @@ def test_it_gives_a_one_chunk_job_one_runner_with_the_whole_concurrency(rubric_c
         config=rubric_config, selection={"release": build_release(cases=1).pk}, created_by=None, parallel_tasks=4
     )
     assert (job.chunks.count(), job.parallel_tasks) == (1, 1)
+
+
+def test_it_never_runs_more_runners_than_slots_so_concurrency_stays_a_job_wide_limit(rubric_config, fake_server):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from graders.models import GradingRunnerSlot
+
+    job = services.grading_job_create(
+        config=rubric_config, selection={"release": build_release(cases=1).pk}, created_by=None, parallel_tasks=1
+    )
+    # A live runner elsewhere holds the only slot: an extra runner task must not start asking.
+    GradingRunnerSlot.objects.filter(job=job).update(worker_id="other-worker", heartbeat_at=timezone.now())
+    assert services.grading_job_work(job_id=job.pk) == JobStatus.RUNNING
+    assert fake_server.requests == []
+
+    # That runner died: once its heartbeat is stale the slot is free again.
+    GradingRunnerSlot.objects.filter(job=job).update(heartbeat_at=timezone.now() - timedelta(hours=1))
+    assert services.grading_job_work(job_id=job.pk) == JobStatus.DONE
+    assert len(fake_server.requests) == 6
+    assert GradingRunnerSlot.objects.get(job=job).worker_id == ""  # released on the way out
