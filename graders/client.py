@@ -156,7 +156,7 @@ def complete(
             continue
         result.error = ""
         choice = completion.choices[0] if completion.choices else None
-        result.text = (choice.message.content or "") if choice is not None else ""
+        result.text = _scrub((choice.message.content or "") if choice is not None else "", secret)
         usage = completion.usage
         if usage is not None:
             result.input_tokens = usage.prompt_tokens
