@@ -19,7 +19,7 @@ from django.views.decorators.http import require_http_methods
 
 from annotation import access, selectors, services
 from annotation.forms import AddItemsForm, AddMembersForm, SkipForm, StudyCreateForm, split_list
-from annotation.models import Assignment, Item, Rating, Study, StudyMember, TaskTarget
+from annotation.models import Assignment, Item, ItemKind, Rating, Study, StudyMember, TaskTarget, TaskType
 from medreview.roles import is_admin, is_inspector, is_rater
 
 # Assignment states in which the rater may still change their labels (a lapsed claim is revived by
@@ -94,7 +94,7 @@ class FieldRow:
 
 @dataclass
 class TaskGroup:
-    task: Any
+    task: TaskType
     rows: list[FieldRow]
 
 
@@ -122,15 +122,13 @@ def _item_content(item: Item, assignment: Assignment | None, fields: list[select
     if assignment is not None and assignment.pair_order == "ba":
         left, right = right, left
     question_set = item.question_set
-    mcqs = list(question_set.mcqs.all()) if question_set is not None else []
     return {
         "revision": item.revision,
         "show_advice": TaskTarget.ADVICE in targets,
         "show_privileged": any(task.shows_privileged_source for task in tasks) and question_set is not None,
-        "response": item.response if item.kind != "pair" else None,
-        "pair": (left, right) if item.kind == "pair" else None,
+        "response": item.response if item.kind != ItemKind.PAIR else None,
+        "pair": (left, right) if item.kind == ItemKind.PAIR else None,
         "question_set": question_set,
-        "mcqs": mcqs,
     }
 
 
@@ -322,7 +320,8 @@ def _inspection_action(request: HttpRequest, item: Item) -> list[str]:
             services.inspection_adjudicate(item=item, inspector=request.user, labels=labels, reason=reason)
             messages.success(request, "Final labels set.")
         elif action == "return":
-            target = item.assignments.filter(pk=request.POST.get("assignment") or 0).first()
+            raw_pk = request.POST.get("assignment", "")
+            target = item.assignments.filter(pk=int(raw_pk)).first() if raw_pk.isdigit() else None
             if target is None:
                 return ["Choose the annotator to return the item to."]
             services.inspection_return(item=item, inspector=request.user, assignment=target, comment=comment)

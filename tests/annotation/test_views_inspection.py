@@ -142,6 +142,18 @@ def test_it_returns_an_item_to_the_chosen_annotator(client, disputed, inspector,
     assert "Returned for revision" in queue
 
 
+def test_it_asks_which_annotator_when_the_choice_is_missing_or_garbled(client, disputed, inspector):
+    login(client, inspector)
+    for value in ("", "abc", "99999"):
+        response = client.post(
+            reverse("annotation:inspect", args=[disputed.pk]), {"action": "return", "assignment": value, "comment": "x"}
+        )
+        assert response.status_code == 400
+        assert "Choose the annotator" in response.content.decode()
+    disputed.refresh_from_db()
+    assert disputed.status == Item.Status.INSPECTION
+
+
 def test_it_refuses_to_return_to_an_assignment_of_another_item(client, admin, disputed, inspector, physician_a,
                                                                 physician_b):
     other_study = make_running_study(admin, [physician_a, physician_b], inspectors=[inspector], name="Other")
