@@ -18,7 +18,7 @@ def test_it_never_lets_the_api_key_reach_logs_pages_api_or_the_database(
     monkeypatch.setenv("OPENAI_LOG", "debug")  # the openai and httpx clients at their chattiest
     caplog.set_level(logging.DEBUG)
     for name in ("openai", "httpx", "httpcore", "httpx2", "httpcore2", "graders", "django_tasks"):
-        logging.getLogger(name).setLevel(logging.DEBUG)
+        caplog.set_level(logging.DEBUG, logger=name)  # restored after the test
     # 429s and 500s make the client log retries and errors, not only successes.
     fake_server.behaviour = FakeBehaviour(fail_429_times=1, mode="malformed")
     job = start_job(rubric_config, build_release(cases=1), django_capture_on_commit_callbacks)
