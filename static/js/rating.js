@@ -218,6 +218,9 @@
         } else if (response.status === 400) {
           storeLocal(false);
           setStatus("Not saved: " + (data.errors || ["invalid input"]).join(" "), "error");
+        } else if (response.status === 401 || response.status === 403) {
+          storeLocal(false);
+          setStatus("Signed out — kept locally; sign in again in another tab", "error");
         } else {
           throw new Error("HTTP " + response.status);
         }

@@ -279,3 +279,21 @@ def test_it_keeps_physician_pages_to_a_fixed_number_of_queries(
         client.get(reverse("annotation:physician_dashboard"))
     with django_assert_num_queries(rate_small):
         client.get(reverse("annotation:rate", args=[big_assignment.pk]))
+
+
+def test_it_shows_an_outsider_an_empty_queue_without_other_studies(client, study, outsider):
+    response = login(client, outsider).get(reverse("annotation:physician_dashboard"))
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert study.name not in page
+    assert "not a rater in any study" in page
+
+
+def test_it_sends_anonymous_visitors_to_sign_in_and_tells_scripts_401(client, study, physician_a):
+    assignment = services.assignment_claim_next(study=study, rater=physician_a)
+    page = client.get(reverse("annotation:rate", args=[assignment.pk]))
+    assert page.status_code == 302 and page["Location"].startswith(reverse("login"))
+    autosave = client.post(reverse("annotation:save_draft", args=[assignment.pk]), {}, HTTP_HX_REQUEST="true")
+    assert autosave.status_code == 401
+    assignment.refresh_from_db()
+    assert assignment.state == Assignment.State.CLAIMED
