@@ -188,8 +188,10 @@ def release_import(
 
     if dry_run:
         plan = _plan(parsed, Dataset.objects.filter(name=dataset_name).first(), fmt, model_name, file_name)
+        if plan.errors:
+            return finish("refused", plan.errors)
         _fill(report, plan)
-        return finish("refused" if plan.errors else None, plan.errors)
+        return finish()
 
     try:
         # One transaction per file: any error and nothing is written. The dataset row is locked

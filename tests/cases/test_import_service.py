@@ -299,3 +299,15 @@ def test_it_reports_progress_through_the_callback() -> None:
     run("livemedbench", fixture("livemedbench_cases.json"), progress=lambda *a: seen.append(a))
     stages = [s for s, _, _ in seen]
     assert stages[0] == "parse" and "write" in stages and stages[-1] == "done"
+
+
+@pytest.mark.django_db
+def test_it_refuses_in_a_dry_run_what_the_import_would_refuse() -> None:
+    run("livemedbench", fixture("livemedbench_cases.json"))
+    before = row_counts()
+    report = run("livemedbench-responses", fixture("livemedbench_responses.json"), dataset="Elsewhere",
+                 model_name="m", dry_run=True)
+    assert report.status == "refused"
+    assert [e.field for e in report.errors] == ["dataset"]
+    assert report.created == dict.fromkeys(report.created, 0)
+    assert row_counts() == before
