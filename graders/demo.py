@@ -37,3 +37,7 @@ def load_demo_graders(*, stdout: TextIO) -> None:
             prompt_text=prompts.DEFAULT_PROMPTS[kind], prompt_version=prompts.DEFAULT_VERSION, user=None,
         )
         stdout.write(f"Created demo grader {name}\n")
+    stdout.write(
+        "Demo graders call the fake endpoint: run `python manage.py fake_openai_server --port 8765` and give the "
+        f"workers {DEMO_KEY_ENV}=demo (any value).\n"
+    )

@@ -6,6 +6,7 @@ called (`GraderConfig`, immutable `PromptTemplate` versions) and how far a job g
 `GradingChunk`).
 """
 
+import os
 import re
 from datetime import timedelta
 from decimal import Decimal
@@ -116,6 +117,11 @@ class GraderConfig(models.Model):
     @property
     def prompt_version(self) -> str:
         return self.prompt.version
+
+    @property
+    def key_available(self) -> bool:
+        """Whether this process has the key variable set (workers need it; the value is never read out)."""
+        return bool(os.environ.get(self.api_key_env))
 
     @property
     def uses_structured_output(self) -> bool:

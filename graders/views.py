@@ -74,6 +74,10 @@ def job_create(request: HttpRequest) -> HttpResponse:
             form.add_error(None, exc.messages)
         else:
             messages.success(request, f"Grading job {job.pk} queued: {job.total} decisions to make.")
+            if not job.config.key_available:
+                messages.warning(
+                    request, f"{job.config.api_key_env} is not set in the web process: make sure the workers have it.",
+                )
             return redirect("graders:job_detail", pk=job.pk)
     return render(request, "graders/job_form.html", {"form": form, "configs": configs})
 

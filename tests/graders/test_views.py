@@ -224,3 +224,15 @@ def test_it_creates_the_demo_graders_once(db):
     assert configs.count() == 4
     assert configs.filter(name="Demo rubric grader (fake server)", base_url="http://127.0.0.1:8765/v1").exists()
     assert set(configs.values_list("api_key_env", flat=True)) == {DEMO_KEY_ENV}
+
+
+def test_it_tells_whether_the_key_variable_is_set_without_showing_it(client, admin, rubric_config, monkeypatch):
+    from tests.graders.conftest import API_KEY
+
+    login(client, admin)
+    html = client.get(reverse("graders:config_list")).content.decode()
+    assert '<span class="ok">yes</span>' in html
+    assert API_KEY not in html
+    monkeypatch.delenv(API_KEY_ENV)
+    html = client.get(reverse("graders:config_list")).content.decode()
+    assert "Not set in the web process" in html
