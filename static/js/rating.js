@@ -277,20 +277,22 @@
     clearTimeout(timer);
     timer = null;
     syncSeconds();
-    storeLocal(false);
+    forgetLocal();
     form.submit();
+  }
+  // Submitting hands the labels to the server: a failed submit re-renders them with its errors, so
+  // the local copy is dropped (a stale one would otherwise override a later "revision requested").
+  function forgetLocal() {
+    try { localStorage.removeItem(storageKey); } catch (e) { /* ignore */ }
   }
   form.addEventListener("submit", function () {
     clearTimeout(timer);
     timer = null;
     syncSeconds();
+    forgetLocal();
   });
 
-  // The submitted page is rendered server-side; a successful submit navigates away, a failed one
-  // re-renders this form with its errors, so the local copy is cleared only once the item is done.
-  if (!editable) {
-    try { localStorage.removeItem(storageKey); } catch (e) { /* ignore */ }
-  }
+  if (!editable) forgetLocal();
 
   focusField(firstUnanswered(), false);
   function firstUnanswered() {
