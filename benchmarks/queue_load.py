@@ -189,6 +189,26 @@ class Physician(threading.Thread):
             self.conn.close()
 
 
+def _cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU of these processes, from /proc (Linux)."""
+    total = 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
+def _workers(master: int) -> list[int]:
+    try:
+        return [int(p) for p in Path(f"/proc/{master}/task/{master}/children").read_text().split()]
+    except OSError:
+        return []
+
+
 def _percentiles(values: list[float]) -> tuple[float, float, float]:
     if not values:
         return (float("nan"),) * 3
@@ -296,6 +316,9 @@ def main() -> None:
         _warm_up(args.port, next(iter(tokens.values())), args.workers)
         print(f"gunicorn: {args.workers} workers x {args.threads} thread(s); {args.physicians} physicians, "
               f"think {args.think}s, {args.seconds:.0f}s ...", flush=True)
+        workers = _workers(server.pid)
+        load_before = os.getloadavg()[0]
+        cpu_before = _cpu_seconds(workers)
         started = time.monotonic()
         until = started + args.seconds
         physicians = [
@@ -307,6 +330,8 @@ def main() -> None:
         for p in physicians:
             p.join()
         elapsed = time.monotonic() - started
+        server_cpu = _cpu_seconds(workers) - cpu_before
+        load_after = os.getloadavg()[0]
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=30)
@@ -320,6 +345,8 @@ def main() -> None:
     submitted = sum(p.submitted for p in physicians)
     print(f"\nthroughput: {requests / elapsed:.1f} requests/s, {submitted / elapsed:.1f} submissions/s "
           f"({submitted} submissions in {elapsed:.1f} s)")
+    print(f"gunicorn workers' CPU: {server_cpu * 1000 / max(requests, 1):.1f} ms per request "
+          f"(load average {load_before:.1f} before, {load_after:.1f} after, on {os.cpu_count()} CPUs)")
     doubles, lost, notes = _check(study_id, physicians)
     errors = [e for p in physicians for e in p.errors]
     print(f"double assignments: {doubles}")
