@@ -311,3 +311,30 @@ def test_it_refuses_in_a_dry_run_what_the_import_would_refuse() -> None:
     assert [e.field for e in report.errors] == ["dataset"]
     assert report.created == dict.fromkeys(report.created, 0)
     assert row_counts() == before
+
+
+@pytest.mark.django_db
+def test_it_keeps_ratings_on_the_text_the_physician_saw_after_a_new_revision(physician_a) -> None:
+    from annotation.models import Assignment, Item, ItemKind, Rating, Scale, Study, TaskTarget, TaskType
+
+    run("livemedbench", fixture("livemedbench_cases.json"))
+    old = Case.objects.get(external_id="LMB-D003").current_revision
+    old_criterion = old.criteria.get(order=1)
+    scale = Scale.objects.create(slug="t-agree", name="Agree")
+    task = TaskType.objects.create(slug="t-criterion", name="Criterion", scale=scale,
+                                   target=TaskTarget.CRITERION, item_kind=ItemKind.CASE)
+    item = Item.objects.create(study=Study.objects.create(name="s"), kind=ItemKind.CASE, key="case:1", revision=old)
+    rating = Rating.objects.create(
+        assignment=Assignment.objects.create(item=item, rater=physician_a), task=task,
+        field_key=f"criterion:{old_criterion.pk}", criterion=old_criterion, label="agree",
+    )
+
+    cases = json.loads(fixture("livemedbench_cases.json"))
+    cases[1]["rubric_items"][0]["criterion"] = "指出脱水"
+    run("livemedbench", json.dumps(cases, ensure_ascii=False).encode(), file_name="v2.json")
+
+    rating.refresh_from_db()
+    item.refresh_from_db()
+    assert Case.objects.get(external_id="LMB-D003").current_revision.number == 2
+    assert rating.criterion.text == old_criterion.text and rating.criterion.revision_id == old.pk
+    assert item.revision_id == old.pk
