@@ -356,3 +356,32 @@ def test_it_handles_raters_who_each_label_only_some_pairs(db):
     for k, doc in enumerate(ids):
         got = per[per["rater"] == f"R-md{[d.pk for d in doctors].index(doc)}"].iloc[0]
         assert got["macro_f1"] == pytest.approx(expected.per_rater[k].value, abs=1e-12, nan_ok=True)
+
+
+def test_it_counts_a_case_in_each_of_its_specialties_and_filters_by_month(three_raters):
+    import datetime as dt
+
+    from cases.models import CaseRevision, Specialty
+
+    data = reliability_study(three_raters, n_cases=3)
+    cardio, neuro = Specialty.objects.create(name="Cardiology"), Specialty.objects.create(name="Neurology")
+    revisions = sorted(set(data.response_revision.values()))
+    CaseRevision.objects.get(pk=revisions[0]).specialties.set([cardio, neuro])
+    CaseRevision.objects.get(pk=revisions[1]).specialties.set([cardio])
+    CaseRevision.objects.filter(pk=revisions[0]).update(post_time=dt.datetime(2025, 6, 3, tzinfo=dt.UTC))
+    CaseRevision.objects.filter(pk__in=revisions[1:]).update(post_time=dt.datetime(2025, 7, 9, tzinfo=dt.UTC))
+    frame = build_report(Selection(study_id=data.study.pk, stratify_by="specialty")).table("data_quality").frame
+    per_case = 3 * 4  # models x criteria
+    assert dict(zip(frame["stratum"], frame["n_subjects"], strict=True)) == {
+        "All": 3 * per_case, "Cardiology": 2 * per_case, "Neurology": per_case}
+    june = build_report(Selection(study_id=data.study.pk, filters=(("month", "2025-06"),)))
+    assert _row(june, "data_quality", task="grader-reliability")["n_subjects"] == per_case
+    by_month = build_report(Selection(study_id=data.study.pk, stratify_by="month")).table("data_quality").frame
+    assert set(by_month["stratum"]) == {"All", "2025-06", "2025-07"}
+
+
+def test_it_rejects_unknown_strata():
+    with pytest.raises(ValueError, match="unknown stratum"):
+        Selection(stratify_by="colour")
+    with pytest.raises(ValueError, match="unknown stratum filter"):
+        Selection(filters=(("colour", "red"),))

@@ -154,3 +154,18 @@ def test_it_renders_the_report_in_a_bounded_number_of_queries(
     # A cached page skips the label queries entirely.
     with django_assert_max_num_queries(small_count - 5):
         client.get(reverse("agreement:report", args=[large.study.pk]), params)
+
+
+def test_it_reports_on_a_release(client, researcher, study_data):
+    from annotation.models import Item
+
+    release = Item.objects.filter(study=study_data.study).first().revision.release
+    login(client, researcher)
+    page = client.get(reverse("agreement:release_report", args=[release.pk]))
+    assert page.status_code == 200 and "Grader reliability" in page.content.decode()
+    data = json.loads(client.get(reverse("agreement:release_export", args=[release.pk, "json"])).content)
+    assert data["selection"]["release_id"] == release.pk and data["selection"]["study_id"] is None
+    labels = client.get(reverse("agreement:release_labels", args=[release.pk]))
+    assert labels.status_code == 200
+    index = client.get(reverse("agreement:report_index")).content.decode()
+    assert reverse("agreement:release_report", args=[release.pk]) in index
