@@ -174,11 +174,15 @@ def _my_labels(a: Assignment) -> dict[str, dict[str, str]]:
 
 
 def _assignment_detail(a: Assignment) -> dict[str, Any]:
-    item = (
-        Item.objects.select_related("study", "revision", "response", "response_b", "question_set")
-        .get(pk=a.item_id)
-    )
-    a.item = item
+    loaded = a._state.fields_cache.get("item")
+    if loaded is not None and {"study", "revision"} <= set(loaded._state.fields_cache):
+        item = loaded  # a fresh claim comes with its item and case text already joined
+    else:
+        item = (
+            Item.objects.select_related("study", "revision", "response", "response_b", "question_set")
+            .get(pk=a.item_id)
+        )
+        a.item = item
     fields = selectors.item_fields(item)
     return {
         "assignment": _assignment(a, _revision_requests([a])),

@@ -24,7 +24,6 @@ from datetime import UTC, datetime, timedelta
 from itertools import combinations
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
@@ -96,11 +95,6 @@ def _event(
 def _require_admin(actor: User) -> None:
     if user_role(actor) != Role.ADMIN:
         raise PermissionDenied("Only admins manage studies.")
-
-
-def _require_rater_member(study: Study, rater: User) -> None:
-    if not StudyMember.objects.filter(study=study, user=rater, role=StudyMember.Role.RATER).exists():
-        raise PermissionDenied("You are not a rater in this study.")
 
 
 def _require_inspector(study: Study, inspector: User) -> None:
@@ -453,11 +447,18 @@ def assignment_claim_next(*, study: Study, rater: User, now: datetime | None = N
     None also when the study is not running or the rater does not meet its eligibility rules.
     """
     now = now or timezone.now()
-    _require_rater_member(study, rater)
-    # Locks the rater's user row so one rater's parallel requests (two tabs) claim one item at a
-    # time; candidate items are then locked one by one with SKIP LOCKED and re-counted under the lock.
+    # Locks the rater's membership row (which also proves the membership) so one rater's parallel
+    # requests (two tabs) claim one item at a time; candidate items are then locked one by one with
+    # SKIP LOCKED and their slots re-counted under the lock.
     with transaction.atomic():
-        get_user_model().objects.select_for_update().filter(pk=rater.pk).first()
+        membership = (
+            StudyMember.objects.select_for_update()
+            .filter(study=study, user=rater, role=StudyMember.Role.RATER)
+            .values_list("pk", flat=True)
+            .first()
+        )
+        if membership is None:
+            raise PermissionDenied("You are not a rater in this study.")
         if study.status != Study.Status.RUNNING:
             return None
         own = _own_unfinished(study, rater, now)
@@ -496,6 +497,7 @@ def _claim_new_item(study: Study, rater: User, now: datetime) -> Assignment | No
             item = (
                 candidates.exclude(pk__in=tried)
                 .order_by("pk")
+                .select_related("study", "revision", "response", "response_b", "question_set")
                 .select_for_update(skip_locked=True, of=("self",))
                 .first()
             )
