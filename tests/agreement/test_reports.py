@@ -385,3 +385,18 @@ def test_it_rejects_unknown_strata():
         Selection(stratify_by="colour")
     with pytest.raises(ValueError, match="unknown stratum filter"):
         Selection(filters=(("colour", "red"),))
+
+
+def test_it_keeps_grader_numbers_when_the_study_also_has_case_level_tasks(three_raters):
+    data = reliability_study(three_raters, n_cases=3)
+    before = build_report(Selection(study_id=data.study.pk)).table("grader_reliability").frame
+    narrative = ensure_task("narrative-quality")
+    for n in range(3):
+        item = case_item(data.study, make_case(narrative=f"mixed {n}"))
+        for rater in three_raters:
+            rate(item, rater, narrative, "2")
+    after = build_report(Selection(study_id=data.study.pk))
+    assert set(after.table("data_quality").frame["task"]) == {"grader-reliability", "narrative-quality"}
+    frame = after.table("grader_reliability").frame
+    for column in ("macro_f1", "pearson_r", "n_decisions", "positive_rate"):
+        assert frame[column].tolist() == pytest.approx(before[column].tolist(), nan_ok=True)
