@@ -1026,14 +1026,20 @@ def build_grader_reliability(selection: Selection) -> list[Table]:
 
 
 def software_version() -> str:
-    from importlib import metadata
+    """medreview's version: `medreview.__version__` if set, else pyproject.toml's [project] version."""
+    import tomllib
+    from pathlib import Path
 
+    import medreview
+
+    version = getattr(medreview, "__version__", None)
+    if version:
+        return str(version)
+    pyproject = Path(medreview.__file__).resolve().parent.parent / "pyproject.toml"
     try:
-        return metadata.version("medreview")
-    except metadata.PackageNotFoundError:
-        from django.conf import settings
-
-        return str(settings.SPECTACULAR_SETTINGS.get("VERSION", "0.1.0"))
+        return str(tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["version"])
+    except (OSError, KeyError, tomllib.TOMLDecodeError):
+        return "unknown"
 
 
 # ---------------------------------------------------------------------------

@@ -49,7 +49,11 @@ def test_it_exports_xlsx_with_one_sheet_per_table(report):
 def test_it_exports_json_with_conventions_selection_counts_and_version(report):
     data = json.loads(exports.render(report, "json"))
     assert {"software", "generated_at", "selection", "labels_used", "counts", "conventions", "tables"} <= set(data)
-    assert data["software"]["name"] == "medreview" and data["software"]["version"]
+    import tomllib
+    from pathlib import Path
+
+    pyproject = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
+    assert data["software"] == {"name": "medreview", "version": pyproject["project"]["version"]}
     assert data["selection"]["group_by"] == "rank"
     assert data["counts"]["ratings_round_1"] == 3 * 3 * 4 * 3  # cases x models x criteria x raters
     assert "ac1" in data["conventions"]
