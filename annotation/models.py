@@ -63,7 +63,8 @@ class ScaleCategory(models.Model):
     )
 
     class Meta:
-        ordering = ["scale", "order"]
+        # By the key column: following the related model's own ordering would join it into every query.
+        ordering = ["scale_id", "order"]
         verbose_name_plural = "scale categories"
         constraints = [
             models.UniqueConstraint(fields=["scale", "value"], name="scalecategory_unique_value"),
@@ -205,7 +206,8 @@ class Item(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ["study", "pk"]
+        # By the key column: following the related model's own ordering would join it into every query.
+        ordering = ["study_id", "pk"]
         constraints = [
             models.UniqueConstraint(fields=["study", "key"], name="item_unique_key"),
         ]
@@ -263,7 +265,8 @@ class Assignment(models.Model):
     objects = AssignmentQuerySet.as_manager()
 
     class Meta:
-        ordering = ["item", "pk"]
+        # By the key column: following the related model's own ordering would join it into every query.
+        ordering = ["item_id", "pk"]
         constraints = [
             models.UniqueConstraint(fields=["item", "rater"], name="assignment_unique_rater"),
         ]
@@ -290,7 +293,8 @@ class Rating(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ["assignment", "task", "field_key", "round"]
+        # By the key column: following the related model's own ordering would join it into every query.
+        ordering = ["assignment_id", "task_id", "field_key", "round"]
         constraints = [
             models.UniqueConstraint(
                 fields=["assignment", "task", "field_key", "round"], name="rating_unique_round"
