@@ -17,7 +17,7 @@ import json
 import re
 import threading
 import time
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -62,7 +62,8 @@ class FakeRequest:
 @dataclass
 class _State:
     behaviour: FakeBehaviour
-    requests: list[FakeRequest] = field(default_factory=list)
+    # Bounded so a long-running demo server does not grow without end.
+    requests: deque[FakeRequest] = field(default_factory=lambda: deque(maxlen=100_000))
     seen: Counter = field(default_factory=Counter)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -136,8 +137,10 @@ class _Handler(BaseHTTPRequestHandler):
         key = _user_text(body) + "|" + json.dumps(body.get("response_format"), sort_keys=True)
         with state.lock:
             state.requests.append(FakeRequest(path=self.path, body=body))
-            state.seen[key] += 1
-            seen = state.seen[key]
+            seen = 1  # prompts are only remembered when failures are scripted
+            if behaviour.fail_429_times or behaviour.fail_500_times:
+                state.seen[key] += 1
+                seen = state.seen[key]
         if behaviour.latency_ms:
             time.sleep(behaviour.latency_ms / 1000)
         if behaviour.delay_seconds:
