@@ -576,3 +576,29 @@ def test_it_counts_the_items_still_available_to_a_rater(admin, physician_a, phys
     assert rater_queue(rater=inspector).available == 2
     study_close(study=study, actor=admin)
     assert rater_queue(rater=inspector).available == 0
+
+
+def test_it_compares_pairwise_labels_in_canonical_terms_whatever_order_each_rater_saw(
+    admin, physician_a, physician_b, inspector
+):
+    revision = make_case()
+    make_response(revision, model_name="m1")
+    make_response(revision, model_name="m2")
+    study = running_study(admin, raters=[physician_a, physician_b], inspectors=[inspector],
+                          tasks=["pairwise-preference"], kind="pair", inspect_all=True)
+    a = assignment_claim_next(study=study, rater=physician_a)
+    b = assignment_claim_next(study=study, rater=physician_b)
+    Assignment.objects.filter(pk=a.pk).update(pair_order="ab")
+    Assignment.objects.filter(pk=b.pk).update(pair_order="ba")
+    a.refresh_from_db()
+    b.refresh_from_db()
+    # Both prefer item.response: physician_a saw it first ("A"), physician_b saw it second ("B").
+    rating_submit(assignment=a, rater=physician_a, labels={"pairwise-preference|": {"label": "A"}}, seconds_spent=5)
+    rating_submit(assignment=b, rater=physician_b, labels={"pairwise-preference|": {"label": "B"}}, seconds_spent=5)
+    view = inspection_view(item=item_of(a))
+    assert not view.fields[0].differs
+    assert [c.label for c in view.fields[0].cells] == ["A", "A"]
+    inspection_return(item=item_of(a), inspector=inspector, assignment=b, comment="Sure?")
+    b.refresh_from_db()
+    # The returned draft is in the order physician_b saw.
+    assert b.draft["pairwise-preference|"]["label"] == "B"
