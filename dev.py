@@ -44,16 +44,23 @@ def ensure_venv(extras: str) -> None:
 def demo() -> None:
     ensure_venv("")
     env = {**os.environ, "DEBUG": os.environ.get("DEBUG", "1")}
+    # The demo graders call a local fake OpenAI-compatible server; it accepts any key.
+    env.setdefault("DEMO_OPENAI_API_KEY", "demo")
     run(str(PY), "manage.py", "migrate", "--noinput", env=env)
     run(str(PY), "manage.py", "load_demo", env=env)
-    # Imports and grading jobs run as background tasks: start one worker beside the server.
-    worker = subprocess.Popen([str(PY), "manage.py", "db_worker", "--queue-name", "*"], cwd=ROOT, env=env)
+    # Imports and grading jobs run as background tasks: one worker, and the fake endpoint the
+    # demo graders point at, run beside the server.
+    helpers = [
+        subprocess.Popen([str(PY), "manage.py", "db_worker", "--queue-name", "*"], cwd=ROOT, env=env),
+        subprocess.Popen([str(PY), "manage.py", "fake_openai_server", "--port", "8765"], cwd=ROOT, env=env),
+    ]
     try:
         run(str(PY), "manage.py", "runserver", os.environ.get("MEDREVIEW_ADDR", "127.0.0.1:8000"), env=env)
     except KeyboardInterrupt:
         pass
     finally:
-        worker.terminate()
+        for process in helpers:
+            process.terminate()
 
 
 def test(args: list[str]) -> int:
