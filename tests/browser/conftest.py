@@ -67,6 +67,10 @@ def chromium() -> Iterator:
         from playwright.sync_api import sync_playwright
     except ImportError:  # pragma: no cover - playwright is a test dependency
         pytest.skip("needs the playwright Python package")
+    from playwright.sync_api import expect
+
+    # The machine is shared with load benchmarks: wait generously rather than flake.
+    expect.set_options(timeout=20_000)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
@@ -82,7 +86,7 @@ def new_page(chromium) -> Iterator:
 
     def make():
         context = chromium.new_context(viewport=VIEWPORT, locale="en-US", timezone_id="UTC")
-        context.set_default_timeout(10_000)
+        context.set_default_timeout(20_000)
         contexts.append(context)
         return context.new_page()
 
