@@ -26,9 +26,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
-from django.db.models import Count, Exists, IntegerField, OuterRef, Q, Subquery
-from django.db.models.functions import Coalesce
+from django.db import connection, transaction
 from django.utils import timezone
 
 from annotation.models import (
@@ -469,44 +467,77 @@ def assignment_claim_next(*, study: Study, rater: User, now: datetime | None = N
         return _claim_new_item(study, rater, now)
 
 
-def _claim_new_item(study: Study, rater: User, now: datetime) -> Assignment | None:
-    """Lock and claim the first candidate with room (caller holds the transaction and the rater lock).
+def _candidate_item_id(
+    study: Study, rater: User, now: datetime, *, started: bool, languages: list[str] | None, tried: list[int]
+) -> int | None:
+    """The first open item the rater has not touched with room left, locked with SKIP LOCKED.
 
-    Two cheap candidate queries instead of one that counts and sorts every open item: first items
-    other raters have started (so items complete and reach agreement sooner), then untouched ones.
-    Both are only guesses; `_try_claim_item` re-counts the slots under the item lock.
+    `started`: items other raters hold a slot on (taken first, so items complete and reach
+    agreement sooner); otherwise items nobody holds. Hand-written SQL because this runs on every
+    claim and the equivalent ORM expression (NOT IN, correlated count, FOR UPDATE OF) cost more to
+    compile than to execute. The count is only a guess; `_try_claim_item` re-counts under the lock.
     """
-    holding = Assignment.objects.holding_slot(now=now).filter(item=OuterRef("pk"))
-    holders = holding.order_by().values("item").annotate(n=Count("pk")).values("n")
+    item_table = connection.ops.quote_name(Item._meta.db_table)
+    assignment_table = connection.ops.quote_name(Assignment._meta.db_table)
+    revision_table = connection.ops.quote_name(CaseRevision._meta.db_table)
+    live = connection.ops.adapt_datetimefield_value(now)
+    params: list[Any] = []
+    join = language = ""
+    if languages is not None:
+        join = f"JOIN {revision_table} r ON r.id = i.revision_id"
+        marks = ", ".join(["%s"] * len(languages))
+        language = f"AND (r.language = '' OR r.language IN ({marks}))" if languages else "AND r.language = ''"
+    params += [study.pk, Item.Status.OPEN]
     # NOT IN over the rater's own items: one hashed scan of their assignments, not a probe per item.
-    mine = Assignment.objects.filter(rater=rater).exclude(state=Assignment.State.EXPIRED).values("item_id")
-    base = Item.objects.filter(study=study, status=Item.Status.OPEN).exclude(pk__in=Subquery(mine))
+    params += [rater.pk, Assignment.State.EXPIRED]
+    params += list(languages or [])
+    params += [*Assignment.SLOT_STATES, *Assignment.LEASED_STATES, live]
+    if started:
+        room = "BETWEEN 1 AND %s"
+        params.append(study.raters_per_item - 1)
+    else:
+        room = "= 0"
+    skip = ""
+    if tried:
+        skip = f"AND i.id NOT IN ({', '.join(['%s'] * len(tried))})"
+        params += tried
+    lock = " FOR UPDATE OF i SKIP LOCKED" if connection.features.has_select_for_update_skip_locked else ""
+    sql = f"""
+        SELECT i.id FROM {item_table} i {join}
+        WHERE i.study_id = %s AND i.status = %s
+          AND i.id NOT IN (SELECT m.item_id FROM {assignment_table} m WHERE m.rater_id = %s AND m.state <> %s)
+          {language}
+          AND (SELECT COUNT(*) FROM {assignment_table} h WHERE h.item_id = i.id
+               AND (h.state IN (%s, %s, %s) OR (h.state IN (%s, %s) AND h.lease_expires_at > %s))) {room}
+          {skip}
+        ORDER BY i.id LIMIT 1{lock}
+    """  # noqa: S608 - only quoted table names and placeholder lists are interpolated; values are params
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    return row[0] if row else None
+
+
+def _claim_new_item(study: Study, rater: User, now: datetime) -> Assignment | None:
+    """Lock and claim the first candidate with room (caller holds the transaction and the rater lock)."""
+    languages = None
     if study.required_languages:
         profile = getattr(rater, "profile", None)
         languages = list(profile.languages) if profile else []
-        base = base.filter(Q(revision__language__in=languages) | Q(revision__language=""))
-    started = (
-        base.filter(Exists(holding))
-        .annotate(n=Coalesce(Subquery(holders, output_field=IntegerField()), 0))
-        .filter(n__lt=study.raters_per_item)
-    )
-    untouched = base.filter(~Exists(holding))
     tried: list[int] = []
-    for candidates in (started, untouched):
+    for started in (True, False):
         for _ in range(_CLAIM_ATTEMPTS):
-            item = (
-                candidates.exclude(pk__in=tried)
-                .order_by("pk")
-                .select_related("study", "revision", "response", "response_b", "question_set")
-                .select_for_update(skip_locked=True, of=("self",))
-                .first()
-            )
-            if item is None:
+            item_id = _candidate_item_id(study, rater, now, started=started, languages=languages, tried=tried)
+            if item_id is None:
                 break
+            # Already locked by the candidate query; this read joins what the rating screen shows.
+            item = Item.objects.select_related("study", "revision", "response", "response_b", "question_set").get(
+                pk=item_id
+            )
             claimed = _try_claim_item(study, item, rater, now) if item.status == Item.Status.OPEN else None
             if claimed is not None:
                 return claimed
-            tried.append(item.pk)
+            tried.append(item_id)
     return None
 
 
