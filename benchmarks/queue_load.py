@@ -8,7 +8,8 @@ Recreates its own database (default medreview_queue_bench), migrates it, seeds c
 criteria, a running study (narrative-quality + criterion-validity, 2 raters per item, so 5 fields
 per item) and N physician users with API tokens. Starts gunicorn, then N threads each loop
 next -> save draft -> submit through /api/review/ with token auth, optionally pausing `--think`
-seconds (uniform 0.5x-1.5x) between calls like a person reading, for `--seconds`.
+seconds (uniform 0.5x-1.5x) between calls like a person reading (and starting at a random moment
+within the first 2 x think seconds), for `--seconds`.
 
 Prints p50 / p95 / p99 latency of each call, throughput, and the two correctness counts, both
 of which must be 0:
@@ -155,6 +156,9 @@ class Physician(threading.Thread):
             time.sleep(self.think * self.rng.uniform(0.5, 1.5))
 
     def run(self) -> None:
+        # Physicians do not all press "next" in the same millisecond: stagger the first call.
+        if self.think:
+            time.sleep(self.rng.uniform(0, 2 * self.think))
         try:
             while time.monotonic() < self.until:
                 status, body = self._call("next", "POST", f"/api/review/studies/{self.study}/next/")
