@@ -69,14 +69,15 @@ def test_it_shows_only_what_an_examinee_sees_for_solvability(client, admin, phys
 def test_it_shows_the_pair_in_the_order_recorded_for_the_rater(client, admin, physician_a):
     release = make_release(label="pairs")
     revision = make_case(release=release)
-    make_response(revision, model_name="m1", text="FIRST-MODEL-TEXT")
-    make_response(revision, model_name="m2", text="SECOND-MODEL-TEXT")
+    make_response(revision, model_name="secret-model-one", text="FIRST-MODEL-TEXT")
+    make_response(revision, model_name="secret-model-two", text="SECOND-MODEL-TEXT")
     study = _study(admin, [physician_a], kind="pair", tasks=["pairwise-preference"], release_label="pairs")
     assignment = services.assignment_claim_next(study=study, rater=physician_a)
     page = login(client, physician_a).get(reverse("annotation:rate", args=[assignment.pk])).content.decode()
     first, second = page.index("FIRST-MODEL-TEXT"), page.index("SECOND-MODEL-TEXT")
     assert (first < second) == (assignment.pair_order == "ab")
-    assert "m1" not in page and "m2" not in page  # blinded: no model names
+    # Blinded: no model names (distinctive ones, so random CSRF tokens cannot match by chance).
+    assert "secret-model-one" not in page and "secret-model-two" not in page
     assert 'data-shortcut="a"' in page and 'data-shortcut="t"' in page
 
 
