@@ -323,6 +323,7 @@ def main() -> None:
         workers = _workers(server.pid)
         load_before = os.getloadavg()[0]
         cpu_before = _cpu_seconds(workers)
+        client_before = time.process_time()
         started = time.monotonic()
         until = started + args.seconds
         physicians = [
@@ -335,6 +336,7 @@ def main() -> None:
             p.join()
         elapsed = time.monotonic() - started
         server_cpu = _cpu_seconds(workers) - cpu_before
+        client_cpu = time.process_time() - client_before
         load_after = os.getloadavg()[0]
     finally:
         server.send_signal(signal.SIGTERM)
@@ -349,7 +351,8 @@ def main() -> None:
     submitted = sum(p.submitted for p in physicians)
     print(f"\nthroughput: {requests / elapsed:.1f} requests/s, {submitted / elapsed:.1f} submissions/s "
           f"({submitted} submissions in {elapsed:.1f} s)")
-    print(f"gunicorn workers' CPU: {server_cpu * 1000 / max(requests, 1):.1f} ms per request "
+    print(f"CPU per request: gunicorn workers {server_cpu * 1000 / max(requests, 1):.1f} ms, "
+          f"simulated clients {client_cpu * 1000 / max(requests, 1):.1f} ms "
           f"(load average {load_before:.1f} before, {load_after:.1f} after, on {os.cpu_count()} CPUs)")
     doubles, lost, notes = _check(study_id, physicians)
     errors = [e for p in physicians for e in p.errors]
