@@ -61,7 +61,9 @@ def study_for_rater(user: AnyUser, pk: int) -> Study:
 def assignment_for_rater(user: AnyUser, pk: int) -> Assignment:
     _deny_read_only(user)
     assignment = (
-        Assignment.objects.select_related("item", "item__study", "item__revision", "rater")
+        Assignment.objects.select_related("item", "item__study", "item__revision")
+        # The source record as imported can be large and no rating screen shows it.
+        .defer("item__revision__raw", "item__revision__extra")
         .filter(
             pk=pk,
             rater=user,

@@ -180,6 +180,7 @@ def _assignment_detail(a: Assignment) -> dict[str, Any]:
     else:
         item = (
             Item.objects.select_related("study", "revision", "response", "response_b", "question_set")
+            .defer("revision__raw", "revision__extra", "response__raw", "response_b__raw")
             .get(pk=a.item_id)
         )
         a.item = item

@@ -531,8 +531,10 @@ def _claim_new_item(study: Study, rater: User, now: datetime) -> Assignment | No
             if item_id is None:
                 break
             # Already locked by the candidate query; this read joins what the rating screen shows.
-            item = Item.objects.select_related("study", "revision", "response", "response_b", "question_set").get(
-                pk=item_id
+            item = (
+                Item.objects.select_related("study", "revision", "response", "response_b", "question_set")
+                .defer("revision__raw", "revision__extra", "response__raw", "response_b__raw")
+                .get(pk=item_id)
             )
             claimed = _try_claim_item(study, item, rater, now) if item.status == Item.Status.OPEN else None
             if claimed is not None:
