@@ -397,6 +397,27 @@ def grader_vs_raters(hm: HumanMatrix, g: GraderArrays) -> tuple[float | None, st
 # ---------------------------------------------------------------------------
 
 
+def _subjects_and_slots(item: np.ndarray, field_key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Number the (item, field) subjects in order of first appearance, and each rating's slot in its subject.
+
+    Slots count a subject's ratings in row order (0, 1, ...), like pandas' groupby ngroup / cumcount
+    but from two factorizations and one stable sort, a fraction of the cost at 165,000 ratings.
+    """
+    if item.size == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    field_codes, field_values = pd.factorize(field_key, sort=False, use_na_sentinel=False)
+    items, item_codes = np.unique(item, return_inverse=True)
+    key = item_codes.reshape(-1).astype(np.int64) * max(len(field_values), 1) + field_codes
+    subject, _ = pd.factorize(key, sort=False)
+    subject = np.asarray(subject, dtype=np.int64)
+    order = np.argsort(subject, kind="stable")
+    ordered = subject[order]
+    first = np.searchsorted(ordered, np.arange(int(ordered[-1]) + 1))
+    slot = np.empty_like(subject)
+    slot[order] = np.arange(subject.size) - first[ordered]
+    return subject, slot
+
+
 def _coded_task_matrix(
     sub: pd.DataFrame, scale: TaskScale | None
 ) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray, int]:
@@ -410,12 +431,10 @@ def _coded_task_matrix(
     """
     cats = list(scale.categories) if scale and scale.categories else sorted(sub["label"].unique())
     index = {c: i for i, c in enumerate(cats)}
-    codes = sub["label"].map(index)
-    unknown = int(codes.isna().sum())
-    codes = codes.fillna(-1).to_numpy(dtype=np.int64)
-    grouped = sub.groupby(["item", "field"], sort=False)
-    subject = grouped.ngroup().to_numpy()
-    slot = grouped.cumcount().to_numpy()
+    position = pd.Index(list(index)).get_indexer(sub["label"].to_numpy(dtype=object))
+    codes = np.where(position >= 0, np.asarray(list(index.values()), dtype=np.int64)[position], -1)
+    unknown = int((codes < 0).sum())
+    subject, slot = _subjects_and_slots(sub["item"].to_numpy(dtype=np.int64), sub["field"].to_numpy(dtype=object))
     rater_codes, rater_ids = pd.factorize(sub["rater"].to_numpy(), sort=True)
     n = int(subject.max()) + 1 if subject.size else 0
     width = int(slot.max()) + 1 if slot.size else 0
@@ -509,45 +528,121 @@ def data_quality_tables(data: LabelData) -> list[Table]:
     ]
 
 
+@dataclass
+class _Ac1Sums:
+    """AC1's sufficient statistics over a set of subjects, so that subjects can be swapped in and out.
+
+    AC1 = (pa - pe) / (1 - pe) with pa = mean of pa_i over subjects with two or more ratings and
+    pe from pi = mean of r_ik / r_i over rated subjects (Gwet 2008 / irrCAC, as
+    `metrics.gwet_ac1`); both are sums over subjects, so leaving one rater out only changes the
+    terms of the subjects that rater labelled.
+    """
+
+    n: int  # subjects with a rating
+    n2: int  # subjects with two or more ratings
+    pa: float  # sum of pa_i
+    pi: np.ndarray  # per category, sum of r_ik / r_i
+
+    @classmethod
+    def of(cls, counts: np.ndarray) -> _Ac1Sums:
+        """Sums over the subjects of a subjects x categories count matrix."""
+        # Column by column: reductions along a 2-5 wide row axis cost far more per subject in numpy.
+        columns = [counts[:, j].astype(float) for j in range(counts.shape[1])]
+        ri = np.zeros(counts.shape[0])
+        same = np.zeros(counts.shape[0])  # sum_k r_ik (r_ik - 1)
+        for c in columns:
+            ri += c
+            same += c * (c - 1)
+        rated, paired = ri > 0, ri >= 2
+        inv = np.divide(1.0, ri, out=np.zeros_like(ri), where=rated)
+        den = ri[paired]
+        pa = float((same[paired] / (den * (den - 1))).sum())
+        return cls(int(rated.sum()), int(paired.sum()), pa, np.array([float(c @ inv) for c in columns]))
+
+    def __sub__(self, other: _Ac1Sums) -> _Ac1Sums:
+        return _Ac1Sums(self.n - other.n, self.n2 - other.n2, self.pa - other.pa, self.pi - other.pi)
+
+    def __add__(self, other: _Ac1Sums) -> _Ac1Sums:
+        return _Ac1Sums(self.n + other.n, self.n2 + other.n2, self.pa + other.pa, self.pi + other.pi)
+
+    def value(self, q: int) -> float | None:
+        """AC1's value with `metrics.gwet_ac1`'s conventions for degenerate input."""
+        if self.n == 0 or self.n2 == 0:
+            return None
+        if q == 1:
+            return 1.0
+        pi = self.pi / self.n
+        pe = float((pi * (1 - pi)).sum()) / (q - 1)
+        if not (1 - pe) > 1e-14:
+            return None
+        return float((self.pa / self.n2 - pe) / (1 - pe))
+
+
+def _one_hot_counts(index: np.ndarray, codes: np.ndarray, n: int, q: int) -> np.ndarray:
+    return np.bincount(index * q + codes, minlength=n * q).reshape(n, q)
+
+
 def _per_rater_rows(
     data: LabelData, slug: str, matrix: np.ndarray, column: np.ndarray, cats: list[str], rater_ids: np.ndarray
 ) -> list[dict[str, Any]]:
+    """Each rater against the others, per task.
+
+    Every statistic is computed from the rater's own labels and the subjects' category counts,
+    so a rater costs time in proportion to their labels (not to the task's subjects): "AC1
+    without the rater" swaps the rater's subjects out of AC1's sums instead of recomputing AC1 over
+    the whole task. The values equal `metrics.gwet_ac1` / `metrics.macro_f1` on the same labels
+    (tests check it).
+    """
     q = len(cats)
     if matrix.size == 0 or q == 0:
         return []
     counts = metrics.count_matrix(matrix, q)  # subjects x categories
-    binary = set(cats) == {"met", "not_met"}
-    names = np.asarray(cats, dtype=object)
-    codes = list(range(q))
+    total = _Ac1Sums.of(counts)
+    met = cats.index("met") if set(cats) == {"met", "not_met"} else None
+    entry_subj, entry_slot = np.nonzero((column >= 0) & (matrix >= 0))
+    entry_rater = column[entry_subj, entry_slot]
+    order = np.argsort(entry_rater, kind="stable")
+    bounds = np.searchsorted(entry_rater[order], np.arange(rater_ids.size + 1))
     out = []
     for k, rater_id in enumerate(rater_ids):  # loop over raters, never over subjects
-        subj, slot = np.nonzero(column == k)
-        own = matrix[subj, slot]
-        rated = own >= 0
-        subj, own = subj[rated], own[rated]
+        mine = order[bounds[k]:bounds[k + 1]]
+        subj = entry_subj[mine]
+        own = matrix[subj, entry_slot[mine]]
         others = counts[subj].copy()
         others[np.arange(subj.size), own] -= 1
         n_others = others.sum(axis=1)
         shared = n_others > 0
         agree = others[shared, own[shared]].sum()
-        total = n_others[shared].sum()
+        n_shared_labels = n_others[shared].sum()
         top = others.max(axis=1)
         unique_top = (others == top[:, None]).sum(axis=1) == 1
         majority = np.where(unique_top & shared, others.argmax(axis=1), -1)
-        pair = np.stack([own, majority], axis=1)[majority >= 0]
-        ac1 = metrics.gwet_ac1(pair, codes) if len(pair) else None
-        mf1 = metrics.macro_f1(names[pair[:, 1]], names[pair[:, 0]]).value if binary and len(pair) else None
-        rest = np.where(column == k, -1, matrix)
-        loo = metrics.gwet_ac1(rest, codes) if (rest >= 0).any() else None
+        kept = majority >= 0
+        own_k, majority_k = own[kept], majority[kept]
+        ac1 = mf1 = None
+        if own_k.size:
+            rows = np.arange(own_k.size)
+            ac1 = _Ac1Sums.of(_one_hot_counts(rows, own_k, own_k.size, q) + _one_hot_counts(rows, majority_k, own_k.size, q)).value(q)
+            if met is not None:
+                # The others' majority is the reference, the rater's label the prediction.
+                ref, pred = majority_k == met, own_k == met
+                value = macro_f1_from_counts(
+                    (~ref & ~pred).sum(), (~ref & pred).sum(), (ref & ~pred).sum(), (ref & pred).sum()
+                )
+                mf1 = _none(float(value))
+        touched, local = np.unique(subj, return_inverse=True)
+        before = counts[touched]
+        after = before - _one_hot_counts(local.reshape(-1), own, touched.size, q)
+        loo = (total - _Ac1Sums.of(before) + _Ac1Sums.of(after)).value(q)
         out.append({
             "task": slug,
             "rater": data.pseudonym(rater_id),
             "n_labels": int(subj.size),
             "n_shared": int(shared.sum()),
-            "agreement_with_others": float(agree / total) if total else None,
-            "ac1_vs_others_majority": ac1.value if ac1 else None,
+            "agreement_with_others": float(agree / n_shared_labels) if n_shared_labels else None,
+            "ac1_vs_others_majority": ac1,
             "macro_f1_vs_others_majority": mf1,
-            "ac1_without_rater": loo.value if loo else None,
+            "ac1_without_rater": loo,
         })
     return out
 

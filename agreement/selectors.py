@@ -128,35 +128,58 @@ def _revision_q(selection: Selection, prefix: str) -> Q:
     return q
 
 
+def _empty_frame(columns: Sequence[str], text: Sequence[str]) -> pd.DataFrame:
+    return pd.DataFrame({c: pd.Series(dtype=object if c in text else float) for c in columns})
+
+
+#: How _frame marks NULL in the CSV it builds (an empty text value stays "", quoted).
+_NULL = "\\N"
+
+
+def _csv_sql(sql: str, columns: Sequence[str], text: Sequence[str]) -> str:
+    """Wrap a query so PostgreSQL returns all its rows as one CSV text value (one row, one column).
+
+    Text columns are quoted with embedded quotes doubled (RFC 4180, what pandas' parser expects),
+    so commas, quotes or newlines in a label cannot shift a column; NULL is written as \\N.
+    """
+    cells = []
+    for i, c in enumerate(columns):
+        if c in text:
+            cells.append(f"""COALESCE('"' || replace(t.c{i}::text, '"', '""') || '"', '{_NULL}')""")
+        else:
+            cells.append(f"COALESCE(t.c{i}::text, '{_NULL}')")
+    line = " || ',' || ".join(cells)
+    aliases = ", ".join(f"c{i}" for i in range(len(columns)))
+    # `sql` is the ORM's compiled query (values bound as params); the rest is fixed text and our aliases.
+    return f"SELECT string_agg({line}, E'\\n') FROM ({sql}) AS t({aliases})"  # noqa: S608
+
+
 def _frame(qs: QuerySet, columns: Sequence[str], *, text: Sequence[str] = ()) -> pd.DataFrame:
     """Run a values_list queryset and read its rows in one go (no per-row ORM work).
 
-    On PostgreSQL the rows come through COPY ... TO STDOUT as CSV and pandas' C parser: at 165,000
-    ratings this is several times faster than building a Python tuple per row. `text` names the
-    columns that must stay strings (labels such as "2" or "0" would otherwise be parsed as numbers).
+    On PostgreSQL the server joins all rows into one CSV text value (`string_agg`), fetched in a
+    single message and parsed by pandas' C parser: at 165,000 ratings this is several times faster
+    than a Python tuple per row, and faster than COPY ... TO STDOUT, whose client reads one
+    message per row. `text` names the columns that must stay strings (labels such as "2" or "0"
+    would otherwise be parsed as numbers).
     """
     sql, params = qs.query.sql_with_params()
     connection = connections[qs.db]
     if connection.vendor == "postgresql":
-        composed = connection.ops.compose_sql(sql, params)
-        buffer = io.BytesIO()
-        connection.ensure_connection()
-        copy_sql = f"COPY ({composed}) TO STDOUT WITH (FORMAT csv, NULL '\\N')"
-        with connection.cursor() as cursor, cursor.cursor.copy(copy_sql) as copy:
-            for chunk in copy:
-                buffer.write(chunk)
-        if buffer.tell() == 0:
-            return pd.DataFrame({c: pd.Series(dtype=object if c in text else float) for c in columns})
-        buffer.seek(0)
+        with connection.cursor() as cursor:
+            cursor.execute(_csv_sql(sql, columns, text), params)
+            (csv_text,) = cursor.fetchone()
+        if not csv_text:
+            return _empty_frame(columns, text)
         return pd.read_csv(
-            buffer, header=None, names=list(columns), na_values=["\\N"], keep_default_na=False,
+            io.StringIO(csv_text), header=None, names=list(columns), na_values=[_NULL], keep_default_na=False,
             dtype={c: str for c in text},
         )
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
     if not rows:
-        return pd.DataFrame({c: pd.Series(dtype=object if c in text else float) for c in columns})
+        return _empty_frame(columns, text)
     return pd.DataFrame.from_records(rows, columns=list(columns))
 
 
