@@ -528,121 +528,124 @@ def data_quality_tables(data: LabelData) -> list[Table]:
     ]
 
 
-@dataclass
-class _Ac1Sums:
-    """AC1's sufficient statistics over a set of subjects, so that subjects can be swapped in and out.
+def _ac1_terms(columns: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[np.ndarray]]:
+    """Per subject, from its category counts (one array per category): AC1's summands.
 
-    AC1 = (pa - pe) / (1 - pe) with pa = mean of pa_i over subjects with two or more ratings and
-    pe from pi = mean of r_ik / r_i over rated subjects (Gwet 2008 / irrCAC, as
-    `metrics.gwet_ac1`); both are sums over subjects, so leaving one rater out only changes the
-    terms of the subjects that rater labelled.
+    (rated, paired, pa_i (0 unless paired), r_ik / r_i per category (0 unless rated)). AC1 =
+    (pa - pe) / (1 - pe) with pa = sum pa_i / n_paired and pe from pi = sum (r_ik / r_i) / n_rated
+    (Gwet 2008 / irrCAC, as `metrics.gwet_ac1`): sums over subjects, so AC1 over other subject
+    sets (a rater left out) only needs the terms of the subjects that change.
     """
-
-    n: int  # subjects with a rating
-    n2: int  # subjects with two or more ratings
-    pa: float  # sum of pa_i
-    pi: np.ndarray  # per category, sum of r_ik / r_i
-
-    @classmethod
-    def of(cls, counts: np.ndarray) -> _Ac1Sums:
-        """Sums over the subjects of a subjects x categories count matrix."""
-        # Column by column: reductions along a 2-5 wide row axis cost far more per subject in numpy.
-        columns = [counts[:, j].astype(float) for j in range(counts.shape[1])]
-        ri = np.zeros(counts.shape[0])
-        same = np.zeros(counts.shape[0])  # sum_k r_ik (r_ik - 1)
-        for c in columns:
-            ri += c
-            same += c * (c - 1)
-        rated, paired = ri > 0, ri >= 2
-        inv = np.divide(1.0, ri, out=np.zeros_like(ri), where=rated)
-        den = ri[paired]
-        pa = float((same[paired] / (den * (den - 1))).sum())
-        return cls(int(rated.sum()), int(paired.sum()), pa, np.array([float(c @ inv) for c in columns]))
-
-    def __sub__(self, other: _Ac1Sums) -> _Ac1Sums:
-        return _Ac1Sums(self.n - other.n, self.n2 - other.n2, self.pa - other.pa, self.pi - other.pi)
-
-    def __add__(self, other: _Ac1Sums) -> _Ac1Sums:
-        return _Ac1Sums(self.n + other.n, self.n2 + other.n2, self.pa + other.pa, self.pi + other.pi)
-
-    def value(self, q: int) -> float | None:
-        """AC1's value with `metrics.gwet_ac1`'s conventions for degenerate input."""
-        if self.n == 0 or self.n2 == 0:
-            return None
-        if q == 1:
-            return 1.0
-        pi = self.pi / self.n
-        pe = float((pi * (1 - pi)).sum()) / (q - 1)
-        if not (1 - pe) > 1e-14:
-            return None
-        return float((self.pa / self.n2 - pe) / (1 - pe))
+    ri = np.zeros(columns[0].shape)
+    same = np.zeros(columns[0].shape)  # sum_k r_ik (r_ik - 1)
+    for c in columns:
+        ri += c
+        same += c * (c - 1)
+    rated, paired = ri > 0, ri >= 2
+    pa_i = np.divide(same, ri * (ri - 1), out=np.zeros_like(ri), where=paired)
+    inv = np.divide(1.0, ri, out=np.zeros_like(ri), where=rated)
+    return rated, paired, pa_i, [c * inv for c in columns]
 
 
-def _one_hot_counts(index: np.ndarray, codes: np.ndarray, n: int, q: int) -> np.ndarray:
-    return np.bincount(index * q + codes, minlength=n * q).reshape(n, q)
+def _ac1_value(n: float, n2: float, pa: float, pi: np.ndarray, q: int) -> float | None:
+    """AC1's value from its sums, with `metrics.gwet_ac1`'s conventions for degenerate input."""
+    if round(n) <= 0 or round(n2) <= 0:
+        return None
+    if q == 1:
+        return 1.0
+    p = pi / n
+    pe = float((p * (1 - p)).sum()) / (q - 1)
+    if not (1 - pe) > 1e-14:
+        return None
+    return float((pa / n2 - pe) / (1 - pe))
 
 
 def _per_rater_rows(
     data: LabelData, slug: str, matrix: np.ndarray, column: np.ndarray, cats: list[str], rater_ids: np.ndarray
 ) -> list[dict[str, Any]]:
-    """Each rater against the others, per task.
+    """Each rater against the others, per task, for all raters at once.
 
-    Every statistic is computed from the rater's own labels and the subjects' category counts,
-    so a rater costs time in proportion to their labels (not to the task's subjects): "AC1
-    without the rater" swaps the rater's subjects out of AC1's sums instead of recomputing AC1 over
-    the whole task. The values equal `metrics.gwet_ac1` / `metrics.macro_f1` on the same labels
-    (tests check it).
+    Every statistic is a per-rater sum over the rater's own labels (numpy bincount), so the cost
+    grows with the number of labels, not labels x raters: "AC1 without the rater" swaps the
+    rater's subjects out of AC1's sums instead of recomputing AC1 over the whole task. The values
+    equal `metrics.gwet_ac1` / `metrics.macro_f1` on the same labels (tests check it).
     """
-    q = len(cats)
+    q, n_raters = len(cats), int(rater_ids.size)
     if matrix.size == 0 or q == 0:
         return []
-    counts = metrics.count_matrix(matrix, q)  # subjects x categories
-    total = _Ac1Sums.of(counts)
+    counts = metrics.count_matrix(matrix, q, transposed=True).astype(float)  # categories x subjects
+    columns = [counts[j] for j in range(q)]
+    rated, paired, pa_i, share = _ac1_terms(columns)
+    total = (float(rated.sum()), float(paired.sum()), float(pa_i.sum()), np.array([s.sum() for s in share]))
+
+    subj, slot = np.nonzero((column >= 0) & (matrix >= 0))  # every labelled entry, any rater
+    own, rater = matrix[subj, slot], column[subj, slot]
+
+    def per_rater(values: np.ndarray | None = None, where: np.ndarray | None = None) -> np.ndarray:
+        r = rater if where is None else rater[where]
+        w = None if values is None else (values if where is None else values[where])
+        return np.bincount(r, weights=w, minlength=n_raters).astype(float)
+
+    # Agreement with the others: the other labels of the rater's subjects.
+    others = [columns[j][subj] - (own == j) for j in range(q)]
+    n_others = sum(others)
+    shared = n_others > 0
+    agree = per_rater(np.where(shared, counts[own, subj] - 1, 0.0))
+    n_pairs = per_rater(np.where(shared, n_others, 0.0))
+    # The others' majority label (ties dropped); np.argmax keeps the first of equal maxima.
+    stacked = np.stack(others)
+    top = stacked.max(axis=0)
+    unique_top = (stacked == top).sum(axis=0) == 1
+    majority = np.where(unique_top & shared, stacked.argmax(axis=0), -1)
+    kept = majority >= 0
+    m = per_rater(where=kept)
+    pair_pa = per_rater((own == majority).astype(float), kept)
+    pair_pi = np.stack([(per_rater((own == j).astype(float), kept) + per_rater((majority == j).astype(float), kept)) / 2
+                        for j in range(q)], axis=1)
     met = cats.index("met") if set(cats) == {"met", "not_met"} else None
-    entry_subj, entry_slot = np.nonzero((column >= 0) & (matrix >= 0))
-    entry_rater = column[entry_subj, entry_slot]
-    order = np.argsort(entry_rater, kind="stable")
-    bounds = np.searchsorted(entry_rater[order], np.arange(rater_ids.size + 1))
+    if met is not None:
+        # The others' majority is the reference, the rater's label the prediction.
+        ref, pred = majority == met, own == met
+        mf1 = macro_f1_from_counts(per_rater((~ref & ~pred).astype(float), kept),
+                                   per_rater((~ref & pred).astype(float), kept),
+                                   per_rater((ref & ~pred).astype(float), kept),
+                                   per_rater((ref & pred).astype(float), kept))
+    # AC1 without the rater: per (rater, subject), the subject's terms before and after removing
+    # the rater's labels (a rater may hold more than one label of a subject).
+    # Entries come subject by subject (np.nonzero is row-major), so a rater's repeat within a subject
+    # lies at most `width` entries back: group (rater, subject) keys without sorting.
+    source = np.arange(subj.size)  # the first entry of each entry's (rater, subject)
+    for d in range(1, matrix.shape[1]):  # a larger d is an earlier entry: it wins
+        repeat = (subj[d:] == subj[:-d]) & (rater[d:] == rater[:-d])
+        source[d:] = np.where(repeat, np.arange(subj.size - d), source[d:])
+    first = source == np.arange(subj.size)
+    inverse = (np.cumsum(first) - 1)[source]
+    key_rater, key_subj = rater[first], subj[first]
+    n_keys = int(first.sum())
+    before = [c[key_subj] for c in columns]
+    after = [b - np.bincount(inverse, weights=(own == j).astype(float), minlength=n_keys)
+             for j, b in enumerate(before)]
+    terms_b, terms_a = _ac1_terms(before), _ac1_terms(after)
+
+    def delta(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.bincount(key_rater, weights=a.astype(float) - b.astype(float), minlength=n_raters)
+
+    d_n, d_n2, d_pa = (delta(a, b) for a, b in zip(terms_a[:3], terms_b[:3], strict=True))
+    d_pi = np.stack([delta(a, b) for a, b in zip(terms_a[3], terms_b[3], strict=True)], axis=1)
+    n_labels, n_shared = per_rater(), per_rater(shared.astype(float))
     out = []
     for k, rater_id in enumerate(rater_ids):  # loop over raters, never over subjects
-        mine = order[bounds[k]:bounds[k + 1]]
-        subj = entry_subj[mine]
-        own = matrix[subj, entry_slot[mine]]
-        others = counts[subj].copy()
-        others[np.arange(subj.size), own] -= 1
-        n_others = others.sum(axis=1)
-        shared = n_others > 0
-        agree = others[shared, own[shared]].sum()
-        n_shared_labels = n_others[shared].sum()
-        top = others.max(axis=1)
-        unique_top = (others == top[:, None]).sum(axis=1) == 1
-        majority = np.where(unique_top & shared, others.argmax(axis=1), -1)
-        kept = majority >= 0
-        own_k, majority_k = own[kept], majority[kept]
-        ac1 = mf1 = None
-        if own_k.size:
-            rows = np.arange(own_k.size)
-            ac1 = _Ac1Sums.of(_one_hot_counts(rows, own_k, own_k.size, q) + _one_hot_counts(rows, majority_k, own_k.size, q)).value(q)
-            if met is not None:
-                # The others' majority is the reference, the rater's label the prediction.
-                ref, pred = majority_k == met, own_k == met
-                value = macro_f1_from_counts(
-                    (~ref & ~pred).sum(), (~ref & pred).sum(), (ref & ~pred).sum(), (ref & pred).sum()
-                )
-                mf1 = _none(float(value))
-        touched, local = np.unique(subj, return_inverse=True)
-        before = counts[touched]
-        after = before - _one_hot_counts(local.reshape(-1), own, touched.size, q)
-        loo = (total - _Ac1Sums.of(before) + _Ac1Sums.of(after)).value(q)
         out.append({
             "task": slug,
             "rater": data.pseudonym(rater_id),
-            "n_labels": int(subj.size),
-            "n_shared": int(shared.sum()),
-            "agreement_with_others": float(agree / n_shared_labels) if n_shared_labels else None,
-            "ac1_vs_others_majority": ac1,
-            "macro_f1_vs_others_majority": mf1,
-            "ac1_without_rater": loo,
+            "n_labels": int(n_labels[k]),
+            "n_shared": int(n_shared[k]),
+            "agreement_with_others": float(agree[k] / n_pairs[k]) if n_pairs[k] else None,
+            "ac1_vs_others_majority": _ac1_value(m[k], m[k], pair_pa[k], pair_pi[k], q),
+            "macro_f1_vs_others_majority": _none(float(mf1[k])) if met is not None and m[k] else None,
+            "ac1_without_rater": _ac1_value(
+                total[0] + d_n[k], total[1] + d_n2[k], total[2] + d_pa[k], total[3] + d_pi[k], q
+            ),
         })
     return out
 

@@ -19,7 +19,7 @@ import pandas as pd
 from django.db import connections
 from django.db.models import Q, QuerySet
 
-from annotation.models import Item, Profile, Rating, ScaleCategory, TaskType
+from annotation.models import Assignment, Item, Profile, Rating, ScaleCategory, TaskType
 from cases.models import (
     CaseRevision,
     GraderDecision,
@@ -199,20 +199,6 @@ RATING_COLUMNS = (
 )
 
 
-def _items_q(selection: Selection) -> Q:
-    q = _revision_q(selection, "revision__")
-    if selection.study_id is not None:
-        q &= Q(study_id=selection.study_id)
-    return q
-
-
-def _item_table(selection: Selection) -> pd.DataFrame:
-    rows = Item.objects.filter(_items_q(selection)).order_by().values_list(
-        "pk", "revision_id", "response_id", "response__model_name"
-    )
-    return pd.DataFrame(list(rows), columns=["id", "revision", "response", "model"]).set_index("id")
-
-
 def _criterion_table(revision_ids: Iterable[int]) -> pd.DataFrame:
     ids = sorted({int(i) for i in revision_ids if not pd.isna(i)})
     rows = RubricCriterion.objects.filter(revision_id__in=ids).order_by().values_list("pk", "points", "axis")
@@ -239,24 +225,50 @@ def ratings_queryset(selection: Selection, *, round_: int | None = AGREEMENT_ROU
     return qs
 
 
+def _assignments(selection: Selection) -> QuerySet[Assignment]:
+    """The assignments whose ratings `ratings_queryset` keeps (its conditions on the item)."""
+    qs = Assignment.objects.all()
+    if selection.study_id is not None:
+        qs = qs.filter(item__study_id=selection.study_id)
+    qs = qs.filter(_revision_q(selection, "item__revision__"))
+    if selection.models:
+        qs = qs.filter(item__response__model_name__in=selection.models)
+    model = selection.filter_dict.get("model")
+    if model is not None:
+        qs = qs.filter(item__response__model_name=model)
+    return qs
+
+
 def rating_frame(selection: Selection) -> pd.DataFrame:
     """First-round ratings, one row per label: the only labels agreement statistics use.
 
-    The big query reads only ids and labels; item, task and criterion details come from three
-    small lookup queries and are joined in pandas.
+    Same rows as `ratings_queryset(selection)`. The big query reads only the rating table's own
+    columns (its assignments picked by a subquery, no join to carry their columns along); item,
+    rater, task and criterion details come from small lookup queries and are joined in pandas.
     """
-    qs = ratings_queryset(selection).order_by().values_list(
-        "assignment__item_id", "task_id", "field_key", "criterion_id", "assignment__rater_id", "label"
-    )
-    frame = _frame(qs, ("item", "task_id", "field", "criterion", "rater", "label"), text=("field", "label"))
+    assignments = _assignments(selection)
+    qs = Rating.objects.filter(round=AGREEMENT_ROUND, assignment_id__in=assignments.order_by().values("pk"))
+    if selection.tasks:
+        qs = qs.filter(task__slug__in=selection.tasks)
+    axis = selection.filter_dict.get("axis")
+    if axis is not None:
+        qs = qs.filter(criterion__axis=axis)
+    qs = qs.order_by().values_list("assignment_id", "task_id", "field_key", "criterion_id", "label")
+    frame = _frame(qs, ("assignment", "task_id", "field", "criterion", "label"), text=("field", "label"))
     frame["field"] = frame["field"].fillna("")
-    items = _item_table(selection)
-    _lookup(frame, "item", items, ("revision", "response", "model"))
+    table = _frame(
+        assignments.order_by().values_list(
+            "pk", "item_id", "rater_id", "item__revision_id", "item__response_id", "item__response__model_name"
+        ),
+        ("id", "item", "rater", "revision", "response", "model"), text=("model",),
+    ).set_index("id")
+    table["model"] = table["model"].astype(object).where(table["model"].notna(), None)  # case items: no model
+    _lookup(frame, "assignment", table, ("item", "rater", "revision", "response", "model"))
     tasks = pd.DataFrame(list(TaskType.objects.values_list("pk", "slug")), columns=["id", "task"]).set_index("id")
     _lookup(frame, "task_id", tasks, ("task",))
     has_criterion = frame["criterion"].notna() if len(frame) else pd.Series(dtype=bool)
     if len(frame) and has_criterion.any():
-        criteria = _criterion_table(items["revision"].unique())
+        criteria = _criterion_table(frame["revision"].unique())
         _lookup(frame, "criterion", criteria, ("points", "axis"))
     else:
         frame["points"] = np.nan
