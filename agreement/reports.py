@@ -303,7 +303,22 @@ def reliability_ratings(data: LabelData) -> pd.DataFrame:
     if r.empty:
         return r
     slugs = {s for s, t in data.scales.items() if t.target == RELIABILITY_TARGET} | {RELIABILITY_SLUG}
-    return r[r["task"].isin(slugs) & r["criterion"].notna() & r["response"].notna()]
+    codes, tasks = task_codes(data)
+    wanted = np.flatnonzero(np.isin(np.asarray(tasks, dtype=object), sorted(slugs)))
+    return _rows(r, np.isin(codes, wanted) & r["criterion"].notna().to_numpy() & r["response"].notna().to_numpy())
+
+
+def _rows(frame: pd.DataFrame, mask: np.ndarray) -> pd.DataFrame:
+    """frame[mask], without copying 165,000 rows when the mask keeps them all (the usual single-task study)."""
+    return frame if mask.all() else frame[mask]
+
+
+def task_codes(data: LabelData) -> tuple[np.ndarray, pd.Index]:
+    """Each rating's task as an integer code into the task slugs (factorized once per LabelData)."""
+    if "task_codes" not in data.memo:
+        codes, tasks = pd.factorize(data.ratings["task"].to_numpy(dtype=object))
+        data.memo["task_codes"] = (np.asarray(codes), pd.Index(tasks))
+    return data.memo["task_codes"]
 
 
 def human_matrix(data: LabelData) -> HumanMatrix:
@@ -397,7 +412,9 @@ def grader_vs_raters(hm: HumanMatrix, g: GraderArrays) -> tuple[float | None, st
 # ---------------------------------------------------------------------------
 
 
-def _subjects_and_slots(item: np.ndarray, field_key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _subjects_and_slots(
+    item: np.ndarray, field_key: np.ndarray | pd.Categorical
+) -> tuple[np.ndarray, np.ndarray]:
     """Number the (item, field) subjects in order of first appearance, and each rating's slot in its subject.
 
     Slots count a subject's ratings in row order (0, 1, ...), like pandas' groupby ngroup / cumcount
@@ -405,7 +422,10 @@ def _subjects_and_slots(item: np.ndarray, field_key: np.ndarray) -> tuple[np.nda
     """
     if item.size == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    field_codes, field_values = pd.factorize(field_key, sort=False, use_na_sentinel=False)
+    if isinstance(field_key, pd.Categorical):  # rating_frame's field keys: already coded
+        field_codes, field_values = np.asarray(field_key.codes, dtype=np.int64), field_key.categories
+    else:
+        field_codes, field_values = pd.factorize(field_key, sort=False, use_na_sentinel=False)
     items, item_codes = np.unique(item, return_inverse=True)
     key = item_codes.reshape(-1).astype(np.int64) * max(len(field_values), 1) + field_codes
     subject, _ = pd.factorize(key, sort=False)
@@ -434,7 +454,11 @@ def _coded_task_matrix(
     position = pd.Index(list(index)).get_indexer(sub["label"].to_numpy(dtype=object))
     codes = np.where(position >= 0, np.asarray(list(index.values()), dtype=np.int64)[position], -1)
     unknown = int((codes < 0).sum())
-    subject, slot = _subjects_and_slots(sub["item"].to_numpy(dtype=np.int64), sub["field"].to_numpy(dtype=object))
+    field_key = sub["field"]
+    subject, slot = _subjects_and_slots(
+        sub["item"].to_numpy(dtype=np.int64),
+        field_key.array if isinstance(field_key.dtype, pd.CategoricalDtype) else field_key.to_numpy(dtype=object),
+    )
     rater_codes, rater_ids = pd.factorize(sub["rater"].to_numpy(), sort=True)
     n = int(subject.max()) + 1 if subject.size else 0
     width = int(slot.max()) + 1 if slot.size else 0
@@ -457,7 +481,7 @@ def _result_cells(prefix: str, res: metrics.AgreementResult) -> dict[str, Any]:
 
 def _task_order(data: LabelData) -> list[str]:
     """Tasks in their configured order (LiveMedBench Table 1: narrative, advice, criteria)."""
-    present = list(data.ratings["task"].unique()) if len(data.ratings) else []
+    present = list(task_codes(data)[1]) if len(data.ratings) else []
     return sorted(present, key=lambda slug: (data.scales[slug].order if slug in data.scales else 1 << 30, slug))
 
 
@@ -466,7 +490,8 @@ def data_quality_tables(data: LabelData) -> list[Table]:
     approval_rows: list[dict[str, Any]] = []
     per_rater_rows: list[dict[str, Any]] = []
     for slug in _task_order(data):
-        sub = data.ratings[data.ratings["task"] == slug]
+        codes, tasks = task_codes(data)
+        sub = _rows(data.ratings, codes == tasks.get_loc(slug))
         scale = data.scales.get(slug)
         matrix, column, cats, rater_ids, unknown = _coded_task_matrix(sub, scale)
         q = list(range(len(cats)))
