@@ -82,3 +82,20 @@ def test_it_reads_labels_with_commas_quotes_and_newlines_intact(physician_a, phy
     assert got == expected
     report = build_report(Selection(study_id=study.pk))
     assert report.table("data_quality").frame.iloc[0]["unknown_labels"] == len(odd)
+
+
+def test_it_rebuilds_criterion_field_keys_exactly(physician_a, physician_b):
+    # Keys of the form "criterion:<id>" travel as NULL; any other key, or the same text without the
+    # criterion, must come back as written and land in the same subject as its twin.
+    study = make_study(tasks=("criterion-validity",))
+    task = ensure_task("criterion-validity")
+    revision = make_case(criteria=[("Names the diagnosis", 5, "Accuracy")], narrative="n")
+    criterion = revision.criteria.get()
+    item = case_item(study, revision)
+    rate(item, physician_a, task, "agree", field_key=f"criterion:{criterion.pk}", criterion=criterion)
+    rate(item, physician_b, task, "agree", field_key=f"criterion:{criterion.pk}")
+    rate(item, physician_a, task, "disagree", field_key="axis:Accuracy", criterion=criterion)
+    frame = rating_frame(Selection(study_id=study.pk))
+    assert sorted(frame["field"].astype(str)) == sorted(Rating.objects.values_list("field_key", flat=True))
+    row = build_report(Selection(study_id=study.pk)).table("data_quality").frame.iloc[0]
+    assert (row["n_subjects"], row["n_paired"], row["percent_agreement"]) == (2, 1, 1.0)
