@@ -26,7 +26,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import connection, transaction
+from django.db import OperationalError, connection, transaction
 from django.utils import timezone
 
 from annotation.models import (
@@ -468,12 +468,14 @@ def assignment_claim_next(*, study: Study, rater: User, now: datetime | None = N
 
 
 def _candidate_item_id(
-    study: Study, rater: User, now: datetime, *, started: bool, languages: list[str] | None, tried: list[int]
+    study: Study, rater: User, now: datetime, *, started: bool | None, languages: list[str] | None,
+    tried: list[int], wait: bool = False,
 ) -> int | None:
     """The first open item the rater has not touched with room left, locked with SKIP LOCKED.
 
-    `started`: items other raters hold a slot on (taken first, so items complete and reach
-    agreement sooner); otherwise items nobody holds. Hand-written SQL because this runs on every
+    `started` True: items other raters hold a slot on (taken first, so items complete and reach
+    agreement sooner); False: items nobody holds; None: either. `wait`: wait for the row lock
+    instead of skipping locked rows. Hand-written SQL because this runs on every
     claim and the equivalent ORM expression (NOT IN, correlated count, FOR UPDATE OF) cost more to
     compile than to execute. The count is only a guess; `_try_claim_item` re-counts under the lock.
     """
@@ -492,7 +494,10 @@ def _candidate_item_id(
     params += [rater.pk, Assignment.State.EXPIRED]
     params += list(languages or [])
     params += [*Assignment.SLOT_STATES, *Assignment.LEASED_STATES, live]
-    if started:
+    if started is None:
+        room = "< %s"
+        params.append(study.raters_per_item)
+    elif started:
         room = "BETWEEN 1 AND %s"
         params.append(study.raters_per_item - 1)
     else:
@@ -501,7 +506,9 @@ def _candidate_item_id(
     if tried:
         skip = f"AND i.id NOT IN ({', '.join(['%s'] * len(tried))})"
         params += tried
-    lock = " FOR UPDATE OF i SKIP LOCKED" if connection.features.has_select_for_update_skip_locked else ""
+    lock = ""
+    if connection.features.has_select_for_update_skip_locked:
+        lock = " FOR UPDATE OF i" if wait else " FOR UPDATE OF i SKIP LOCKED"
     sql = f"""
         SELECT i.id FROM {item_table} i {join}
         WHERE i.study_id = %s AND i.status = %s
@@ -530,17 +537,35 @@ def _claim_new_item(study: Study, rater: User, now: datetime) -> Assignment | No
             item_id = _candidate_item_id(study, rater, now, started=started, languages=languages, tried=tried)
             if item_id is None:
                 break
-            # Already locked by the candidate query; this read joins what the rating screen shows.
-            item = (
-                Item.objects.select_related("study", "revision", "response", "response_b", "question_set")
-                .defer("revision__raw", "revision__extra", "response__raw", "response_b__raw")
-                .get(pk=item_id)
-            )
-            claimed = _try_claim_item(study, item, rater, now) if item.status == Item.Status.OPEN else None
+            claimed = _claim_locked_item(study, item_id, rater, now)
             if claimed is not None:
                 return claimed
             tried.append(item_id)
-    return None
+    if not connection.features.has_select_for_update_skip_locked:
+        return None
+    # Every candidate may just have been locked by someone else (typically a rater submitting on
+    # one of the last open items): rather than report an empty queue, wait briefly for one. Cannot
+    # deadlock with another claimer: the locks we hold are on items that were full, which are no
+    # one's candidates. The savepoint keeps a lock timeout from breaking the outer transaction.
+    try:
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL lock_timeout = '2s'")
+            item_id = _candidate_item_id(study, rater, now, started=None, languages=languages, tried=tried,
+                                         wait=True)
+            return _claim_locked_item(study, item_id, rater, now) if item_id is not None else None
+    except OperationalError:
+        return None
+
+
+def _claim_locked_item(study: Study, item_id: int, rater: User, now: datetime) -> Assignment | None:
+    # Already locked by the candidate query; this read joins what the rating screen shows.
+    item = (
+        Item.objects.select_related("study", "revision", "response", "response_b", "question_set")
+        .defer("revision__raw", "revision__extra", "response__raw", "response_b__raw")
+        .get(pk=item_id)
+    )
+    return _try_claim_item(study, item, rater, now) if item.status == Item.Status.OPEN else None
 
 
 def lease_expire(*, now: datetime | None = None) -> int:

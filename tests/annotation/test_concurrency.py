@@ -5,8 +5,10 @@ from __future__ import annotations
 import threading
 from collections import defaultdict
 from datetime import timedelta
+from importlib import import_module
 
 import pytest
+from django.apps import apps as django_apps
 from django.db import connection
 from django.utils import timezone
 
@@ -44,6 +46,8 @@ def _run_threads(target, count: int) -> list[BaseException]:
 
 @pytest.mark.django_db(transaction=True)
 def test_it_never_over_assigns_nor_loses_claims_under_concurrency(postgres_only, admin):
+    # An earlier transactional test's flush may have removed the scales and tasks shipped by migration.
+    import_module("annotation.migrations.0003_shipped_scales_and_tasks").ship(django_apps, None)
     make_cases(ITEMS)
     raters = [make_user(f"claimer{i}", role="physician") for i in range(CLAIMERS)]
     study = running_study(admin, raters=raters, raters_per_item=RATERS_PER_ITEM, lease_minutes=30)
