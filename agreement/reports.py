@@ -26,6 +26,7 @@ from agreement import metrics
 from agreement.selectors import (
     REVISION_STRATA,
     STRATA,
+    CriterionCache,
     RaterInfo,
     RunInfo,
     Selection,
@@ -134,8 +135,9 @@ class Report:
 
 
 def load_labels(selection: Selection) -> LabelData:
-    ratings = rating_frame(selection)
-    decisions = decision_frame(selection)
+    criteria = CriterionCache()
+    ratings = rating_frame(selection, criteria=criteria)
+    decisions = decision_frame(selection, criteria=criteria)
     judges = judge_frame(selection)
     pairwise = pairwise_frame(selection)
     run_ids = set(decisions["run"].unique()) | set(judges["run"].unique()) | set(pairwise["run"].unique())

@@ -200,10 +200,26 @@ RATING_COLUMNS = (
 )
 
 
+class CriterionCache:
+    """Criterion points and axes fetched once per report: ratings and grader decisions usually need the same."""
+
+    def __init__(self) -> None:
+        self._revisions: set[int] = set()
+        self._table: pd.DataFrame | None = None
+
+    def table(self, revision_ids: Iterable[int]) -> pd.DataFrame:
+        ids = {int(i) for i in revision_ids if not pd.isna(i)}
+        if self._table is None or not ids <= self._revisions:
+            self._revisions |= ids
+            self._table = _criterion_table(self._revisions)
+        return self._table
+
+
 def _criterion_table(revision_ids: Iterable[int]) -> pd.DataFrame:
     ids = sorted({int(i) for i in revision_ids if not pd.isna(i)})
     rows = RubricCriterion.objects.filter(revision_id__in=ids).order_by().values_list("pk", "points", "axis")
     return pd.DataFrame(list(rows), columns=["id", "points", "axis"]).set_index("id")
+
 
 
 def ratings_queryset(selection: Selection, *, round_: int | None = AGREEMENT_ROUND) -> QuerySet[Rating]:
@@ -254,7 +270,7 @@ def _field_keys(sent: pd.Series, criterion: pd.Series) -> pd.Categorical:
     return pd.Categorical.from_codes(codes, categories=pd.Index(categories, dtype=object))
 
 
-def rating_frame(selection: Selection) -> pd.DataFrame:
+def rating_frame(selection: Selection, *, criteria: CriterionCache | None = None) -> pd.DataFrame:
     """First-round ratings, one row per label: the only labels agreement statistics use.
 
     Same rows as `ratings_queryset(selection)`. The big query reads only the rating table's own
@@ -289,8 +305,8 @@ def rating_frame(selection: Selection) -> pd.DataFrame:
     _lookup(frame, "task_id", tasks, ("task",))
     has_criterion = frame["criterion"].notna() if len(frame) else pd.Series(dtype=bool)
     if len(frame) and has_criterion.any():
-        criteria = _criterion_table(frame["revision"].unique())
-        _lookup(frame, "criterion", criteria, ("points", "axis"))
+        table = (criteria or CriterionCache()).table(frame["revision"].unique())
+        _lookup(frame, "criterion", table, ("points", "axis"))
     else:
         frame["points"] = np.nan
         frame["axis"] = None
@@ -329,7 +345,7 @@ def _response_table(selection: Selection) -> pd.DataFrame:
     return pd.DataFrame(list(rows), columns=["id", "revision", "model"]).set_index("id")
 
 
-def decision_frame(selection: Selection) -> pd.DataFrame:
+def decision_frame(selection: Selection, *, criteria: CriterionCache | None = None) -> pd.DataFrame:
     """Grader decisions on the selection's responses (joined to the human pairs by the report)."""
     q = _response_q(selection)
     axis = selection.filter_dict.get("axis")
@@ -340,7 +356,8 @@ def decision_frame(selection: Selection) -> pd.DataFrame:
     if len(frame):
         responses = _response_table(selection)
         _lookup(frame, "response", responses, ("revision", "model"))
-        _lookup(frame, "criterion", _criterion_table(responses["revision"].unique()), ("points", "axis"))
+        table = (criteria or CriterionCache()).table(responses["revision"].unique())
+        _lookup(frame, "criterion", table, ("points", "axis"))
     else:
         for c in ("revision", "points", "axis", "model"):
             frame[c] = pd.Series(dtype=object)
@@ -504,10 +521,10 @@ def revision_strata(revision_ids: Iterable[int], needed: Sequence[str] = REVISIO
 
 
 def study_models(study_id: int) -> list[str]:
+    # DISTINCT in the database: the filter form needs 11 names, not one row per response (2,750 at scale).
     return sorted(
-        set(
-            ModelResponse.objects.filter(review_items__study_id=study_id).values_list("model_name", flat=True)
-        )
+        ModelResponse.objects.filter(review_items__study_id=study_id)
+        .order_by().values_list("model_name", flat=True).distinct()
     )
 
 
