@@ -155,14 +155,17 @@ def _csv_sql(sql: str, columns: Sequence[str], text: Sequence[str]) -> str:
     return f"SELECT string_agg({line}, E'\\n') FROM ({sql}) AS t({aliases})"  # noqa: S608
 
 
-def _frame(qs: QuerySet, columns: Sequence[str], *, text: Sequence[str] = ()) -> pd.DataFrame:
+def _frame(
+    qs: QuerySet, columns: Sequence[str], *, text: Sequence[str] = (), categorical: Sequence[str] = ()
+) -> pd.DataFrame:
     """Run a values_list queryset and read its rows in one go (no per-row ORM work).
 
     On PostgreSQL the server joins all rows into one CSV text value (`string_agg`), fetched in a
     single message and parsed by pandas' C parser: at 165,000 ratings this is several times faster
     than a Python tuple per row, and faster than COPY ... TO STDOUT, whose client reads one
     message per row. `text` names the columns that must stay strings (labels such as "2" or "0"
-    would otherwise be parsed as numbers).
+    would otherwise be parsed as numbers); `categorical` the text columns with few distinct values
+    (labels), read as pandas categoricals: no Python string per row.
     """
     sql, params = qs.query.sql_with_params()
     connection = connections[qs.db]
@@ -174,14 +177,17 @@ def _frame(qs: QuerySet, columns: Sequence[str], *, text: Sequence[str] = ()) ->
             return _empty_frame(columns, text)
         return pd.read_csv(
             io.StringIO(csv_text), header=None, names=list(columns), na_values=[_NULL], keep_default_na=False,
-            dtype={c: str for c in text},
+            dtype={c: ("category" if c in categorical else str) for c in text},
         )
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
     if not rows:
         return _empty_frame(columns, text)
-    return pd.DataFrame.from_records(rows, columns=list(columns))
+    frame = pd.DataFrame.from_records(rows, columns=list(columns))
+    for c in categorical:
+        frame[c] = frame[c].astype("category")
+    return frame
 
 
 def _lookup(frame: pd.DataFrame, key: str, table: pd.DataFrame, columns: Sequence[str]) -> None:
@@ -291,7 +297,9 @@ def rating_frame(selection: Selection, *, criteria: CriterionCache | None = None
     qs = qs.order_by().annotate(field_or_null=field_key).values_list(
         "assignment_id", "task_id", "field_or_null", "criterion_id", "label"
     )
-    frame = _frame(qs, ("assignment", "task_id", "field", "criterion", "label"), text=("field", "label"))
+    frame = _frame(
+        qs, ("assignment", "task_id", "field", "criterion", "label"), text=("field", "label"), categorical=("label",)
+    )
     frame["field"] = _field_keys(frame["field"], frame["criterion"])
     table = _frame(
         assignments.order_by().values_list(
