@@ -111,6 +111,9 @@ class ClaimSerializer(serializers.Serializer):
     assignment = AssignmentSerializer(allow_null=True)
     fields = FieldSerializer(many=True)
     item = ItemContentSerializer(allow_null=True)
+    my_labels = serializers.JSONField(
+        required=False, help_text="This rater's own submitted labels (a returned item), latest round, as shown"
+    )
     guidelines = serializers.CharField()
     detail = serializers.CharField()
 

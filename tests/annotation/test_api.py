@@ -369,3 +369,31 @@ def test_it_answers_queue_progress_and_inspection_lists_in_a_bounded_number_of_q
     claim_and_submit(study, physician_a, {"narrative-quality": "2", "criterion-validity": "agree"})
     assignment_claim_next(study=study, rater=physician_a)
     assert counts() == small
+
+
+def test_it_keeps_the_hot_response_bodies_identical_to_their_documented_serializers(study, physician_a):
+    """Claim, draft and submit skip the output serializers for speed; the schema must stay true."""
+    from rest_framework.renderers import JSONRenderer
+
+    from annotation.serializers import AssignmentEnvelopeSerializer, ClaimSerializer
+
+    def through(serializer_class, body: dict) -> dict:
+        return json.loads(JSONRenderer().render(serializer_class(body).data))
+
+    client = client_for(physician_a)
+    claimed = client.post(url("claim_next", study_pk=study.pk)).json()
+    assert through(ClaimSerializer, claimed) == claimed
+    a_id = claimed["assignment"]["id"]
+    labels = {f["id"]: {"label": f["categories"][0]["value"], "comment": ""} for f in claimed["fields"]}
+    saved = client.put(url("draft", pk=a_id), {"draft": labels, "seconds_spent": 3}, format="json").json()
+    assert through(AssignmentEnvelopeSerializer, saved) == saved
+    done = client.post(url("submit", pk=a_id), {"labels": labels, "seconds_spent": 4}, format="json").json()
+    assert through(AssignmentEnvelopeSerializer, done) == done
+    empty = client_for(physician_a)
+    for _ in range(5):
+        body = empty.post(url("claim_next", study_pk=study.pk)).json()
+        if body["assignment"] is None:
+            break
+        ids = {f["id"]: {"label": f["categories"][0]["value"]} for f in body["fields"]}
+        empty.post(url("submit", pk=body["assignment"]["id"]), {"labels": ids, "seconds_spent": 1}, format="json")
+    assert body["assignment"] is None and through(ClaimSerializer, body) == body
