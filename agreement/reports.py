@@ -714,8 +714,7 @@ def _grader_arrays(data: LabelData, hm: HumanMatrix) -> list[GraderArrays]:
     keys = _pair_keys(d["response"].to_numpy(dtype=np.int64), d["criterion"].to_numpy(dtype=np.int64))
     pair_index = pd.Index(hm.keys).get_indexer(keys)
     runs = d["run"].to_numpy(dtype=np.int64)
-    verdict = d["verdict"].to_numpy(dtype=object)
-    met = pd.Series(verdict).map(_BINARY).to_numpy(dtype=float)
+    met = d["verdict"].map(_BINARY).to_numpy(dtype=float)  # invalid / failed -> NaN
     for run in np.unique(runs):
         sel = (runs == run) & (pair_index >= 0)  # like with like: only pairs physicians rated
         idx = pair_index[sel]

@@ -360,7 +360,7 @@ def decision_frame(selection: Selection, *, criteria: CriterionCache | None = No
     if axis is not None:
         q &= Q(criterion__axis=axis)
     qs = GraderDecision.objects.filter(q).order_by().values_list("run_id", "response_id", "criterion_id", "verdict")
-    frame = _frame(qs, ("run", "response", "criterion", "verdict"), text=("verdict",))
+    frame = _frame(qs, ("run", "response", "criterion", "verdict"), text=("verdict",), categorical=("verdict",))
     if len(frame):
         responses = _response_table(selection)
         _lookup(frame, "response", responses, ("revision", "model"))
