@@ -77,4 +77,7 @@ def is_postgres() -> bool:
 @pytest.fixture
 def postgres_only(db):
     if connection.vendor != "postgresql":
-        pytest.skip("needs PostgreSQL row locks (select_for_update skip_locked); run with DATABASE_URL=postgres://...")
+        pytest.skip(
+            "needs PostgreSQL: row locks (FOR UPDATE SKIP LOCKED) under real concurrency, or a database "
+            "shared with another process; run with DATABASE_URL=postgres://..."
+        )
