@@ -141,7 +141,9 @@ def _item_content(item: Item, fields: list[selectors.Field], *, pair_order: str)
             "scenario_tables": qs.scenario_tables,
             "mcqs": [
                 {"id": m.pk, "order": m.order, "stage": m.stage, "question": m.question, "options": m.options,
-                 "correct_answer": m.correct_answer, "image_details": clean(m.image_details),
+                 # Solvability raters see only what an examinee sees: never the answer key.
+                 "correct_answer": m.correct_answer if privileged else None,
+                 "image_details": clean(m.image_details),
                  "table_details": m.table_details}
                 for m in qs.mcqs.order_by("order")
             ],

@@ -29,7 +29,9 @@ class MCQSerializer(serializers.Serializer):
     stage = serializers.CharField()
     question = serializers.CharField()
     options = serializers.DictField(child=serializers.CharField())
-    correct_answer = serializers.CharField()
+    correct_answer = serializers.CharField(
+        allow_null=True, help_text="Only for tasks that see the privileged source (factual validation)"
+    )
     image_details = serializers.JSONField()
     table_details = serializers.JSONField()
 

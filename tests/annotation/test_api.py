@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 from annotation.models import Assignment, Item, Rating, Study
 from annotation.services import assignment_claim_next
 from tests.annotation.test_services_fixtures import claim_and_submit, labels_for, make_cases, running_study
-from tests.factories import make_case, make_grader_decisions, make_response
+from tests.factories import make_case, make_grader_decisions, make_question_set, make_response
 
 pytestmark = pytest.mark.django_db
 
@@ -397,3 +397,15 @@ def test_it_keeps_the_hot_response_bodies_identical_to_their_documented_serializ
         ids = {f["id"]: {"label": f["categories"][0]["value"]} for f in body["fields"]}
         empty.post(url("submit", pk=body["assignment"]["id"]), {"labels": ids, "seconds_spent": 1}, format="json")
     assert body["assignment"] is None and through(ClaimSerializer, body) == body
+
+
+@pytest.mark.parametrize(
+    ("task", "sees_answer"), [("mcq-solvability", False), ("mcq-factual", True)]
+)
+def test_it_shows_the_answer_key_only_to_factual_validation(admin, physician_a, task, sees_answer):
+    # LiveClin: solvability is judged on what an examinee sees; factual validation sees the source.
+    make_question_set()
+    study = running_study(admin, raters=[physician_a], tasks=[task], kind="question_set", dataset="LiveClin")
+    body = client_for(physician_a).post(url("claim_next", study_pk=study.pk)).json()
+    mcqs = body["item"]["question_set"]["mcqs"]
+    assert [m["correct_answer"] for m in mcqs] == (["A", "A"] if sees_answer else [None, None])
