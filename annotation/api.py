@@ -16,8 +16,8 @@ from django.db.models import Count
 from django.http import Http404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
-from rest_framework.authentication import SessionAuthentication, TokenAuthentication
-from rest_framework.exceptions import AuthenticationFailed, ValidationError
+from rest_framework.authentication import SessionAuthentication
+from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -42,23 +42,10 @@ from annotation.serializers import (
     StudySerializer,
     SubmitInputSerializer,
 )
+from medreview.authentication import ProfileTokenAuthentication
 from medreview.roles import user_role
 
 T = TypeVar("T")
-
-
-class ProfileTokenAuthentication(TokenAuthentication):
-    """Token auth that loads the user's profile (role) in the same query: one round trip less per call."""
-
-    def authenticate_credentials(self, key: str) -> tuple[Any, Any]:
-        model = self.get_model()
-        try:
-            token = model.objects.select_related("user", "user__profile").get(key=key)
-        except model.DoesNotExist as exc:
-            raise AuthenticationFailed("Invalid token.") from exc
-        if not token.user.is_active:
-            raise AuthenticationFailed("User inactive or deleted.")
-        return (token.user, token)
 
 
 class ReviewAPIView(APIView):

@@ -140,7 +140,7 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
+        "medreview.authentication.ProfileTokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -155,6 +155,15 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Several models have a `status` / `kind` field; give each choice set its own schema name.
+    "ENUM_NAME_OVERRIDES": {
+        "ItemKindEnum": "annotation.models.ItemKind",
+        "ItemStatusEnum": "annotation.models.Item.Status",
+        "StudyStatusEnum": "annotation.models.Study.Status",
+        "AssignmentStateEnum": "annotation.models.Assignment.State",
+        "GraderKindEnum": "cases.models.GraderKind",
+        "ReleaseStatusEnum": "cases.models.Release.Status",
+    },
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
 }
 

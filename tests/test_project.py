@@ -39,3 +39,14 @@ def test_it_refuses_to_start_in_production_without_a_secret_key():
     )
     assert result.returncode != 0
     assert "SECRET_KEY is not set" in result.stderr
+
+
+@pytest.mark.django_db
+def test_it_generates_the_openapi_schema_without_warnings(tmp_path):
+    from django.core.management import call_command
+
+    out = tmp_path / "schema.yml"
+    call_command("spectacular", "--fail-on-warn", "--file", str(out))
+    schema = out.read_text()
+    for path in ("/api/review/", "/api/reports/", "/api/graders/", "/api/cases/"):
+        assert path in schema
