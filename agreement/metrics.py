@@ -561,6 +561,39 @@ def _empty_result(name: str, n: int, n2: int, r: int, cats: Sequence[Any], reaso
     )
 
 
+def _result_from_influence(
+    name: str,
+    value: float,
+    dev: np.ndarray,
+    *,
+    pa: float,
+    pe: float,
+    n: int,
+    n2: int,
+    r: int,
+    cats: Sequence[Any],
+    confidence: float,
+) -> AgreementResult:
+    """The coefficient with irrCAC's variance: the mean square of the subjects' deviations."""
+    var = float(dev @ dev) / (n * (n - 1)) if n >= 2 else None
+    se, ci, p1, p2 = _inference(value, var, n, confidence)
+    return AgreementResult(
+        coefficient=name,
+        value=float(value),
+        se=se,
+        ci=ci,
+        p_value=p1,
+        p_value_two_sided=p2,
+        pa=pa,
+        pe=pe,
+        n_subjects=n,
+        n_paired=n2,
+        n_raters=r,
+        categories=tuple(cats),
+        reason=None if se is not None else "a single subject: standard error undefined",
+    )
+
+
 def _multirater(
     ratings: Any,
     categories: Sequence[Any] | None,
@@ -684,24 +717,8 @@ def _multirater(
         coef_i -= pe_i
         coef_i += g * pe
     coef_i -= value
-    dev = coef_i
-    var = float(dev @ dev) / (n * (n - 1)) if n >= 2 else None
-    se, ci, p1, p2 = _inference(value, var, n, confidence)
-    reason = None if se is not None else "a single subject: standard error undefined"
-    return AgreementResult(
-        coefficient=name,
-        value=float(value),
-        se=se,
-        ci=ci,
-        p_value=p1,
-        p_value_two_sided=p2,
-        pa=pa,
-        pe=pe,
-        n_subjects=n,
-        n_paired=n2,
-        n_raters=r,
-        categories=tuple(cats),
-        reason=reason,
+    return _result_from_influence(
+        name, value, coef_i, pa=pa, pe=pe, n=n, n2=n2, r=r, cats=cats, confidence=confidence
     )
 
 
@@ -823,24 +840,8 @@ def _conger(
     lam = (n / ng)[None, :] * (E * Bg - (E - ng[None, :] / n) * S[None, :])
     pe_i = lam.sum(axis=1) / (r * (r - 1))
     coef_i = (n / n2) * (pa_i - pe * m2) / (1 - pe) - 2 * (1 - kappa) * (pe_i - pe) / (1 - pe)
-    dev = coef_i - kappa
-    var = float(dev @ dev) / (n * (n - 1)) if n >= 2 else None
-    se, ci, p1, p2 = _inference(kappa, var, n, confidence)
-    reason = None if se is not None else "a single subject: standard error undefined"
-    return AgreementResult(
-        coefficient=name,
-        value=float(kappa),
-        se=se,
-        ci=ci,
-        p_value=p1,
-        p_value_two_sided=p2,
-        pa=pa,
-        pe=pe,
-        n_subjects=n,
-        n_paired=n2,
-        n_raters=r,
-        categories=tuple(cats),
-        reason=reason,
+    return _result_from_influence(
+        name, kappa, coef_i - kappa, pa=pa, pe=pe, n=n, n2=n2, r=r, cats=cats, confidence=confidence
     )
 
 
