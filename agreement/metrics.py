@@ -1056,6 +1056,12 @@ def _mf1_from_counts(tn, fp, fn, tp):
     return (f1m + f1n) / 2, f1m, f1n
 
 
+def macro_f1_from_counts(tn: Any, fp: Any, fn: Any, tp: Any) -> np.ndarray:
+    """Macro-F1 for many confusion tables at once (e.g. one per case); NaN where either class's F1
+    is undefined. Same definition as `macro_f1`, one array operation instead of a call per table."""
+    return _mf1_from_counts(tn, fp, fn, tp)[0]
+
+
 def _mf1_result(counts: np.ndarray, n_invalid: int, n_skipped: int) -> MacroF1Result:
     tn, fp, fn, tp = (int(x) for x in counts)
     n = tn + fp + fn + tp

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from agreement import metrics
-from agreement.reports import build_report, macro_f1_from_counts
+from agreement.metrics import macro_f1_from_counts
+from agreement.reports import build_report
 from agreement.selectors import Selection
 from annotation.models import Rank, Role
 from cases.models import GraderDecision, JudgeScore
