@@ -1,41 +1,16 @@
 """Template helpers for the review pages: safe Markdown, safe image URLs, small lookups."""
 
 from typing import Any
-from urllib.parse import urlsplit
 
-import markdown as markdown_lib
-import nh3
 from django import template
-from django.utils.safestring import SafeString, mark_safe
+
+from medreview.safe_html import http_url, markdown_to_safe_html
 
 register = template.Library()
 
-# Guidelines and LiveClin tables are Markdown written by others: render, then keep only inert HTML.
-_ALLOWED_TAGS = set(nh3.ALLOWED_TAGS)
-_URL_SCHEMES = {"http", "https", "mailto"}
-
-
-@register.filter(name="markdown_safe")
-def markdown_safe(text: str | None) -> SafeString:
-    """Markdown (tables enabled) rendered to HTML and sanitised with nh3; never raw HTML through."""
-    if not text:
-        return mark_safe("")  # noqa: S308 - empty string
-    html = markdown_lib.markdown(str(text), extensions=["tables", "sane_lists", "fenced_code"])
-    cleaned = nh3.clean(html, tags=_ALLOWED_TAGS, url_schemes=_URL_SCHEMES, link_rel="noopener noreferrer")
-    return mark_safe(cleaned)  # noqa: S308 - output of nh3, the sanitiser
-
-
-@register.filter(name="http_url")
-def http_url(value: Any) -> str:
-    """The URL when it is http(s), else "" (no javascript:, data: or relative paths from imports)."""
-    if not isinstance(value, str):
-        return ""
-    url = value.strip()
-    try:
-        scheme = urlsplit(url).scheme.lower()
-    except ValueError:
-        return ""
-    return url if scheme in {"http", "https"} else ""
+# Guidelines and LiveClin tables are Markdown written by others (see medreview/safe_html.py).
+register.filter("markdown_safe", markdown_to_safe_html)
+register.filter("http_url", http_url)
 
 
 @register.filter(name="get")

@@ -2,29 +2,16 @@
 
 from typing import Any
 
-import markdown as markdown_lib
-import nh3
 from django import template
-from django.utils.safestring import SafeString, mark_safe
+
+from medreview.safe_html import http_url, markdown_to_safe_html
 
 register = template.Library()
 
 
-@register.filter(name="cases_markdown")
-def cases_markdown(text: Any) -> SafeString:
-    """Markdown rendered to HTML, then sanitised with nh3: imported text never brings raw HTML through."""
-    if not isinstance(text, str) or not text:
-        return mark_safe("")  # noqa: S308 - empty string
-    html = markdown_lib.markdown(text, extensions=["tables", "sane_lists"])
-    return mark_safe(nh3.clean(html, link_rel="noopener noreferrer"))  # noqa: S308 - nh3 output
-
-
-@register.filter(name="http_url")
-def http_url(value: Any) -> str:
-    """Only http(s) links from imported image details; never javascript: or data: URLs."""
-    if isinstance(value, str) and value.strip().lower().startswith(("http://", "https://")):
-        return value.strip()
-    return ""
+# Imported Markdown (LiveClin tables) and image URLs: see medreview/safe_html.py.
+register.filter("cases_markdown", markdown_to_safe_html)
+register.filter("http_url", http_url)
 
 
 @register.filter(name="get_item")

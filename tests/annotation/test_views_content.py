@@ -4,8 +4,9 @@ from django.urls import reverse
 
 from annotation import services
 from annotation.models import StudyMember
-from annotation.templatetags.review import http_url, markdown_safe
 from cases.models import MCQ, QuestionSet
+from medreview.safe_html import http_url
+from medreview.safe_html import markdown_to_safe_html as markdown_safe
 from tests.conftest import login
 from tests.factories import make_case, make_release, make_response
 
