@@ -543,7 +543,18 @@ def _inference(
     return se, ci, p_one, p_two
 
 
-def _empty_result(name: str, n: int, n2: int, r: int, cats: Sequence[Any], reason: str) -> AgreementResult:
+def _empty_result(
+    name: str,
+    n: int,
+    n2: int,
+    r: int,
+    cats: Sequence[Any],
+    reason: str,
+    *,
+    pa: float | None = None,
+    pe: float | None = None,
+) -> AgreementResult:
+    """A result whose coefficient is undefined; `pa` / `pe` are kept when they were computed."""
     return AgreementResult(
         coefficient=name,
         value=None,
@@ -551,8 +562,8 @@ def _empty_result(name: str, n: int, n2: int, r: int, cats: Sequence[Any], reaso
         ci=None,
         p_value=None,
         p_value_two_sided=None,
-        pa=None,
-        pe=None,
+        pa=pa,
+        pe=pe,
         n_subjects=n,
         n_paired=n2,
         n_raters=r,
@@ -681,20 +692,10 @@ def _multirater(
     else:
         pe = wsum / q**2
     if not (1 - pe) > 1e-14:
-        return AgreementResult(
-            coefficient=name,
-            value=None,
-            se=None,
-            ci=None,
-            p_value=None,
-            p_value_two_sided=None,
-            pa=pa,
-            pe=pe,
-            n_subjects=n,
-            n_paired=n2,
-            n_raters=r,
-            categories=tuple(cats),
-            reason="chance agreement pe = 1 (all ratings in one category): coefficient is 0/0, undefined",
+        return _empty_result(
+            name, n, n2, r, cats,
+            "chance agreement pe = 1 (all ratings in one category): coefficient is 0/0, undefined",
+            pa=pa, pe=pe,
         )
     value = (pa - pe) / (1 - pe)
     # per-subject linearised coefficient (Gwet 2008 / irrCAC), in place:
@@ -813,20 +814,10 @@ def _conger(
     s2 = (P.T @ P - r * np.outer(pbar, pbar)) / (r - 1)
     pe = float((W * (np.outer(pbar, pbar) - s2 / r)).sum())
     if not (1 - pe) > 1e-14:
-        return AgreementResult(
-            coefficient=name,
-            value=None,
-            se=None,
-            ci=None,
-            p_value=None,
-            p_value_two_sided=None,
-            pa=pa,
-            pe=pe,
-            n_subjects=n,
-            n_paired=n2,
-            n_raters=r,
-            categories=tuple(cats),
-            reason="chance agreement pe = 1 (raters used a single category): kappa is 0/0, undefined",
+        return _empty_result(
+            name, n, n2, r, cats,
+            "chance agreement pe = 1 (raters used a single category): kappa is 0/0, undefined",
+            pa=pa, pe=pe,
         )
     kappa = (pa - pe) / (1 - pe)
     # irrCAC's lambda_ig, vectorised:
