@@ -145,6 +145,9 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    # Services raise Django's ValidationError / medreview.errors.ConflictError; one handler maps
+    # them to 400 / 409 with the same body shape in every app.
+    "EXCEPTION_HANDLER": "medreview.drf.exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "medreview API",
