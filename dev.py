@@ -3,7 +3,7 @@
 
     python3 dev.py demo     create .venv, install, migrate, load demo data, run the app (SQLite)
     python3 dev.py test     install test dependencies and run the whole test suite
-    python3 dev.py lint     ruff check
+    python3 dev.py lint     ruff, import-linter layering contracts, radon (no D), module size (<= 600 lines)
 
 DATABASE_URL selects the database (default: SQLite file db.sqlite3).
 """
@@ -43,7 +43,7 @@ def ensure_venv(extras: str) -> None:
 
 def demo() -> None:
     ensure_venv("")
-    env = {**os.environ, "DEBUG": os.environ.get("DEBUG", "1")}
+    env = {**os.environ, "DEBUG": os.environ.get("DEBUG", "1"), "MEDREVIEW_DEV_TOOLS": "1"}
     # The demo graders call a local fake OpenAI-compatible server; it accepts any key.
     env.setdefault("DEMO_OPENAI_API_KEY", "demo")
     run(str(PY), "manage.py", "migrate", "--noinput", env=env)
@@ -52,7 +52,7 @@ def demo() -> None:
     # demo graders point at, run beside the server.
     helpers = [
         subprocess.Popen([str(PY), "manage.py", "db_worker", "--queue-name", "*"], cwd=ROOT, env=env),
-        subprocess.Popen([str(PY), "manage.py", "fake_openai_server", "--port", "8765"], cwd=ROOT, env=env),
+        subprocess.Popen([str(PY), "-m", "devtools.fake_openai", "--port", "8765"], cwd=ROOT, env=env),
     ]
     try:
         run(str(PY), "manage.py", "runserver", os.environ.get("MEDREVIEW_ADDR", "127.0.0.1:8000"), env=env)
@@ -68,9 +68,30 @@ def test(args: list[str]) -> int:
     return subprocess.run([str(PY), "-m", "pytest", *args], cwd=ROOT).returncode
 
 
+APPS = ("medreview", "accounts", "cases", "annotation", "graders", "agreement", "demo", "devtools")
+MAX_MODULE_LINES = 600
+
+
 def lint() -> int:
+    """ruff, the layering contracts (docs/architecture.md), and the size rules of the house style."""
     ensure_venv("test")
-    return subprocess.run([str(PY), "-m", "ruff", "check", "."], cwd=ROOT).returncode
+    failed = subprocess.run([str(PY), "-m", "ruff", "check", "."], cwd=ROOT).returncode != 0
+    failed |= subprocess.run([str(VENV / "bin" / "lint-imports")], cwd=ROOT).returncode != 0
+    apps = [app for app in APPS if (ROOT / app).is_dir()]
+    complex_ = subprocess.run(
+        [str(VENV / "bin" / "radon"), "cc", "-n", "D", "--exclude", "*/migrations/*", *apps],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    ).stdout
+    if complex_.strip():
+        print("Functions graded D or worse by radon (split them along their seams):\n" + complex_)
+        failed = True
+    for app in apps:
+        for path in sorted((ROOT / app).rglob("*.py")):
+            lines = len(path.read_text(encoding="utf-8").splitlines())
+            if "migrations" not in path.parts and lines > MAX_MODULE_LINES:
+                print(f"{path.relative_to(ROOT)}: {lines} lines (> {MAX_MODULE_LINES}); grow it into a package")
+                failed = True
+    return 1 if failed else 0
 
 
 def main() -> None:

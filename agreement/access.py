@@ -3,45 +3,48 @@
 Reports show every rater's labels side by side, so only researchers and admins read them:
 physicians and inspectors get 403 (they must never see other raters' labels before inspection);
 a reader asking for a study or release that does not exist gets 404.
+
+The rule is agreement's own, on purpose stricter than annotation's read access (which also admits a
+study's members to its progress pages): a study's physicians and inspectors never read its report.
 """
 
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 
-from annotation import access as review_access
+from accounts.roles import AnyUser, is_researcher
 from annotation.models import Study
 from cases.models import Release
-from medreview.roles import AnyUser, is_researcher
 
 
 def require_report_reader(user: AnyUser) -> None:
+    """403 unless the user reads reports (researchers and admins); anonymous users are asked to sign in."""
     if not user.is_authenticated:
         raise PermissionDenied("Sign in to read reports.")
     if not is_researcher(user):
         raise PermissionDenied("Agreement reports are for researchers and admins.")
 
 
-def studies_for_reader(user: AnyUser) -> QuerySet[Study]:
+def access_studies_for_report(user: AnyUser) -> QuerySet[Study]:
     require_report_reader(user)
     return Study.objects.all()
 
 
-def study_for_reader(user: AnyUser, pk: int) -> Study:
-    """Researchers and admins only (403 otherwise), then review's own read check (404 if unknown).
-
-    `annotation.access.study_for_reader` also admits a study's members for progress pages; reports
-    are stricter because they show every rater's labels side by side.
-    """
+def access_study_for_report(user: AnyUser, pk: int) -> Study:
+    """Researchers and admins only (403 otherwise), any study (404 if unknown)."""
     require_report_reader(user)
-    return review_access.study_for_reader(user, pk)
+    study = Study.objects.filter(pk=pk).first()
+    if study is None:
+        raise Http404("Not found.")
+    return study
 
 
-def releases_for_reader(user: AnyUser) -> QuerySet[Release]:
+def access_releases_for_report(user: AnyUser) -> QuerySet[Release]:
     require_report_reader(user)
     return Release.objects.select_related("dataset")
 
 
-def release_for_reader(user: AnyUser, pk: int) -> Release:
+def access_release_for_report(user: AnyUser, pk: int) -> Release:
     require_report_reader(user)
     return get_object_or_404(Release.objects.select_related("dataset"), pk=pk)

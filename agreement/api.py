@@ -13,12 +13,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.roles import is_researcher
 from agreement import exports
-from agreement.access import release_for_reader, studies_for_reader, study_for_reader
+from agreement.access import access_release_for_report, access_studies_for_report, access_study_for_report
 from agreement.reports import cached_report
 from agreement.selectors import Selection
 from agreement.serializers import ReportQuerySerializer, ReportSerializer, StudySummarySerializer
-from medreview.roles import is_researcher
 
 
 class IsReportReader(BasePermission):
@@ -48,12 +48,12 @@ def _file(selection: Selection, fmt: str) -> HttpResponse:
     return response
 
 
-class StudyListApi(APIView):
+class StudyListAPI(APIView):
     permission_classes = PERMISSIONS
 
     @extend_schema(responses=StudySummarySerializer(many=True), summary="Studies a researcher can report on")
     def get(self, request: Request) -> Response:
-        studies = studies_for_reader(request.user).annotate(n_items=Count("items")).order_by("-created_at")
+        studies = access_studies_for_report(request.user).annotate(n_items=Count("items")).order_by("-created_at")
         rows = [
             {"id": s.pk, "name": s.name, "status": s.status, "n_items": s.n_items,
              "report_url": reverse("agreement_api:study_report", args=[s.pk])}
@@ -62,58 +62,58 @@ class StudyListApi(APIView):
         return Response(StudySummarySerializer(rows, many=True).data)
 
 
-class StudyReportApi(APIView):
+class StudyReportAPI(APIView):
     permission_classes = PERMISSIONS
 
     @extend_schema(parameters=[ReportQuerySerializer], responses=ReportSerializer,
                    summary="Agreement report of a study (LiveMedBench Tables 1-2, ClinConsensus 6.1, Table 15)")
     def get(self, request: Request, pk: int) -> Response:
-        study = study_for_reader(request.user, pk)
+        study = access_study_for_report(request.user, pk)
         report = cached_report(_selection(request, study_id=study.pk))
         return Response(ReportSerializer(exports.report_dict(report)).data)
 
 
-class StudyExportApi(APIView):
+class StudyExportAPI(APIView):
     permission_classes = PERMISSIONS
 
     @extend_schema(parameters=[ReportQuerySerializer, FORMAT_PARAMETER],
                    responses={(200, "application/octet-stream"): OpenApiResponse(OpenApiTypes.BINARY)},
                    summary="A study's report as a file")
     def get(self, request: Request, pk: int, fmt: str) -> HttpResponse:
-        study = study_for_reader(request.user, pk)
+        study = access_study_for_report(request.user, pk)
         return _file(_selection(request, study_id=study.pk), fmt)
 
 
-class StudyLabelsApi(APIView):
+class StudyLabelsAPI(APIView):
     permission_classes = PERMISSIONS
 
     @extend_schema(responses={(200, "text/csv"): OpenApiResponse(OpenApiTypes.STR)},
                    summary="Raw labels of a study in long format, all rounds, raters by pseudonym")
     def get(self, request: Request, pk: int) -> StreamingHttpResponse:
-        study = study_for_reader(request.user, pk)
+        study = access_study_for_report(request.user, pk)
         response = StreamingHttpResponse(exports.raw_labels_lines(Selection(study_id=study.pk)),
                                          content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="labels-study{study.pk}.csv"'
         return response
 
 
-class ReleaseReportApi(APIView):
+class ReleaseReportAPI(APIView):
     permission_classes = PERMISSIONS
 
     @extend_schema(parameters=[ReportQuerySerializer], responses=ReportSerializer,
                    summary="Agreement report over every study's ratings of one release's cases")
     def get(self, request: Request, pk: int) -> Response:
-        release = release_for_reader(request.user, pk)
+        release = access_release_for_report(request.user, pk)
         report = cached_report(_selection(request, release_id=release.pk))
         return Response(ReportSerializer(exports.report_dict(report)).data)
 
 
-class ReleaseExportApi(APIView):
+class ReleaseExportAPI(APIView):
     permission_classes = PERMISSIONS
 
     @extend_schema(parameters=[ReportQuerySerializer, FORMAT_PARAMETER],
                    responses={(200, "application/octet-stream"): OpenApiResponse(OpenApiTypes.BINARY)},
                    summary="A release's report as a file")
     def get(self, request: Request, pk: int, fmt: str) -> HttpResponse:
-        release = release_for_reader(request.user, pk)
+        release = access_release_for_report(request.user, pk)
         return _file(_selection(request, release_id=release.pk), fmt)

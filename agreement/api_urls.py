@@ -5,10 +5,10 @@ from agreement import api
 app_name = "agreement_api"
 
 urlpatterns = [
-    path("studies/", api.StudyListApi.as_view(), name="study_list"),
-    path("studies/<int:pk>/", api.StudyReportApi.as_view(), name="study_report"),
-    path("studies/<int:pk>/export/<str:fmt>/", api.StudyExportApi.as_view(), name="study_export"),
-    path("studies/<int:pk>/labels/", api.StudyLabelsApi.as_view(), name="study_labels"),
-    path("releases/<int:pk>/", api.ReleaseReportApi.as_view(), name="release_report"),
-    path("releases/<int:pk>/export/<str:fmt>/", api.ReleaseExportApi.as_view(), name="release_export"),
+    path("studies/", api.StudyListAPI.as_view(), name="study_list"),
+    path("studies/<int:pk>/", api.StudyReportAPI.as_view(), name="study_report"),
+    path("studies/<int:pk>/export/<str:fmt>/", api.StudyExportAPI.as_view(), name="study_export"),
+    path("studies/<int:pk>/labels/", api.StudyLabelsAPI.as_view(), name="study_labels"),
+    path("releases/<int:pk>/", api.ReleaseReportAPI.as_view(), name="release_report"),
+    path("releases/<int:pk>/export/<str:fmt>/", api.ReleaseExportAPI.as_view(), name="release_export"),
 ]

@@ -9,7 +9,6 @@ itself therefore never waits for matplotlib.
 
 from __future__ import annotations
 
-import base64
 import io
 from dataclasses import dataclass
 
@@ -21,7 +20,14 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from agreement.reports import Report  # noqa: E402
+from agreement.reports import (  # noqa: E402
+    REPORT_CACHE_SECONDS,
+    Report,
+    cache_key,
+    labels_fingerprint,
+    report_for_fingerprint,
+)
+from agreement.selection import Selection  # noqa: E402
 
 MAX_CONFUSION = 6
 MAX_SCATTER = 4
@@ -34,10 +40,6 @@ class Chart:
     title: str
     png: bytes
     alt: str
-
-    @property
-    def data_uri(self) -> str:
-        return "data:image/png;base64," + base64.b64encode(self.png).decode("ascii")
 
 
 @dataclass(frozen=True)
@@ -227,6 +229,15 @@ def render_chart(report: Report, key: str) -> Chart | None:
     return Chart(key, chart.title, chart.png, chart.alt)
 
 
-def report_charts(report: Report) -> list[Chart]:
-    """Every chart of a report, drawn (for exports and tests; pages fetch them one by one)."""
-    return [c for c in (render_chart(report, spec.key) for spec in available_charts(report)) if c is not None]
+def cached_chart(selection: Selection, key: str) -> Chart | None:
+    """One rendered chart of a selection's report, or None; cached like the report it is drawn from."""
+    from django.core.cache import cache
+
+    fingerprint = labels_fingerprint()
+    chart_key = cache_key(f"chart:{key}", selection, fingerprint)
+    chart = cache.get(chart_key)
+    if chart is None:
+        chart = render_chart(report_for_fingerprint(selection, fingerprint), key)
+        if chart is not None:
+            cache.set(chart_key, chart, REPORT_CACHE_SECONDS)
+    return chart

@@ -12,7 +12,7 @@ import io
 import json
 import math
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -193,6 +193,85 @@ def _stratum_prefix(frame: pd.DataFrame) -> tuple[bool, list[str]]:
     return has, (["Stratum"] if has else [])
 
 
+def _stratum_cells(has: bool, r: pd.Series) -> list[str]:
+    return [tex_escape(r["stratum"])] if has else []
+
+
+def _tex_data_quality(frame: pd.DataFrame) -> str:
+    has, head = _stratum_prefix(frame)
+    rows = [
+        _stratum_cells(has, r) + [
+            tex_escape(r["task_name"]), _f(r["approval_rate"]), _f(r["percent_agreement"]), _f(r["ac1"]),
+            _ci(r["ac1_ci_low"], r["ac1_ci_high"]), _f(r["fleiss_kappa"]), _f(r["n_subjects"]),
+        ]
+        for _, r in frame.iterrows()
+    ]
+    return _tabular(
+        "Physician assessment of data quality: approval rate, percent agreement, Gwet's AC1 with 95% CI "
+        "and Fleiss' kappa (first-round labels).", "tab:data-quality",
+        [*head, "Task", "Approval", "Agreement", "AC1", "95\\% CI", "Fleiss' $\\kappa$", "$n$"], rows,
+        "l" * (len(head) + 1) + "rrrcrr",
+    )
+
+
+def _tex_grader_reliability(frame: pd.DataFrame) -> str:
+    has, head = _stratum_prefix(frame)
+    rows = [
+        _stratum_cells(has, r) + [
+            tex_escape(r["evaluator"]), _f(r["macro_f1"]), _f(r["pearson_r"]),
+            _ci(r["pearson_ci_low"], r["pearson_ci_high"]), _p(r["pearson_p"]), _f(r["n_invalid"]),
+            _f(r["positive_rate"]),
+        ]
+        for _, r in frame.iterrows()
+    ]
+    return _tabular(
+        "Criterion-level Macro-F1 and case-level Pearson correlation with the physicians' consensus score.",
+        "tab:grader-reliability",
+        [*head, "Evaluator", "Macro-F1", "$r$", "95\\% CI", "$p$", "Invalid", "Positive rate"], rows,
+        "l" * (len(head) + 1) + "rrcrrr",
+    )
+
+
+def _tex_expert_groups(frame: pd.DataFrame) -> str:
+    has, head = _stratum_prefix(frame)
+    share = next((c for c in frame.columns if c.startswith("share_cases_below")), None)
+    rows = [
+        _stratum_cells(has, r) + [
+            tex_escape(r["scope"]), _f(r["macro_f1"]), _f(r["case_mf1_median"]),
+            _f(r[share]) if share else "--", _f(r["n_decisions"]),
+        ]
+        for _, r in frame.iterrows()
+    ]
+    return _tabular(
+        "Macro-F1 between expert groups, pooled and per model, with the case-level median and the share of "
+        "cases below 0.6.", "tab:expert-groups",
+        [*head, "Model", "Pooled MF1", "Median case MF1", "Cases $<0.6$", "Decisions"], rows,
+        "l" * (len(head) + 1) + "rrrr",
+    )
+
+
+def _tex_ranking_stability(frame: pd.DataFrame) -> str:
+    rows = [
+        [tex_escape(r["grader_a"]), tex_escape(r["grader_b"]), _f(r["spearman"]), _f(r["kendall"]),
+         tex_escape(r["top3_overlap"] or "--"), tex_escape(r["top5_overlap"] or "--"),
+         _f(r["mean_abs_diff_pp"], 2)]
+        for _, r in frame.iterrows()
+    ]
+    return _tabular(
+        "Model-ranking stability between graders.", "tab:ranking-stability",
+        ["Grader A", "Grader B", "Spearman", "Kendall", "Top-3", "Top-5", "MAD (pp)"], rows, "llrrccr",
+    )
+
+
+#: The tables LaTeX export sets, in the paper's order.
+_TEX_TABLES: tuple[tuple[str, Callable[[pd.DataFrame], str]], ...] = (
+    ("data_quality", _tex_data_quality),
+    ("grader_reliability", _tex_grader_reliability),
+    ("expert_groups", _tex_expert_groups),
+    ("ranking_stability", _tex_ranking_stability),
+)
+
+
 def report_tex(report: Report) -> str:
     """Paper-ready booktabs tables (needs \\usepackage{booktabs})."""
     parts = [
@@ -201,68 +280,10 @@ def report_tex(report: Report) -> str:
         "% " + report.labels_used,
         "% Requires \\usepackage{booktabs}.",
     ]
-    dq = report.table("data_quality")
-    if dq is not None and len(dq.frame):
-        has, head = _stratum_prefix(dq.frame)
-        rows = [
-            ([tex_escape(r["stratum"])] if has else []) + [
-                tex_escape(r["task_name"]), _f(r["approval_rate"]), _f(r["percent_agreement"]), _f(r["ac1"]),
-                _ci(r["ac1_ci_low"], r["ac1_ci_high"]), _f(r["fleiss_kappa"]), _f(r["n_subjects"]),
-            ]
-            for _, r in dq.frame.iterrows()
-        ]
-        parts.append(_tabular(
-            "Physician assessment of data quality: approval rate, percent agreement, Gwet's AC1 with 95% CI "
-            "and Fleiss' kappa (first-round labels).", "tab:data-quality",
-            [*head, "Task", "Approval", "Agreement", "AC1", "95\\% CI", "Fleiss' $\\kappa$", "$n$"], rows,
-            "l" * (len(head) + 1) + "rrrcrr",
-        ))
-    gr = report.table("grader_reliability")
-    if gr is not None and len(gr.frame):
-        has, head = _stratum_prefix(gr.frame)
-        rows = [
-            ([tex_escape(r["stratum"])] if has else []) + [
-                tex_escape(r["evaluator"]), _f(r["macro_f1"]), _f(r["pearson_r"]),
-                _ci(r["pearson_ci_low"], r["pearson_ci_high"]), _p(r["pearson_p"]), _f(r["n_invalid"]),
-                _f(r["positive_rate"]),
-            ]
-            for _, r in gr.frame.iterrows()
-        ]
-        parts.append(_tabular(
-            "Criterion-level Macro-F1 and case-level Pearson correlation with the physicians' consensus score.",
-            "tab:grader-reliability",
-            [*head, "Evaluator", "Macro-F1", "$r$", "95\\% CI", "$p$", "Invalid", "Positive rate"], rows,
-            "l" * (len(head) + 1) + "rrcrrr",
-        ))
-    eg = report.table("expert_groups")
-    if eg is not None and len(eg.frame):
-        has, head = _stratum_prefix(eg.frame)
-        share = next((c for c in eg.frame.columns if c.startswith("share_cases_below")), None)
-        rows = [
-            ([tex_escape(r["stratum"])] if has else []) + [
-                tex_escape(r["scope"]), _f(r["macro_f1"]), _f(r["case_mf1_median"]),
-                _f(r[share]) if share else "--", _f(r["n_decisions"]),
-            ]
-            for _, r in eg.frame.iterrows()
-        ]
-        parts.append(_tabular(
-            "Macro-F1 between expert groups, pooled and per model, with the case-level median and the share of "
-            "cases below 0.6.", "tab:expert-groups",
-            [*head, "Model", "Pooled MF1", "Median case MF1", "Cases $<0.6$", "Decisions"], rows,
-            "l" * (len(head) + 1) + "rrrr",
-        ))
-    rs = report.table("ranking_stability")
-    if rs is not None and len(rs.frame):
-        rows = [
-            [tex_escape(r["grader_a"]), tex_escape(r["grader_b"]), _f(r["spearman"]), _f(r["kendall"]),
-             tex_escape(r["top3_overlap"] or "--"), tex_escape(r["top5_overlap"] or "--"),
-             _f(r["mean_abs_diff_pp"], 2)]
-            for _, r in rs.frame.iterrows()
-        ]
-        parts.append(_tabular(
-            "Model-ranking stability between graders.", "tab:ranking-stability",
-            ["Grader A", "Grader B", "Spearman", "Kendall", "Top-3", "Top-5", "MAD (pp)"], rows, "llrrccr",
-        ))
+    for key, render_table in _TEX_TABLES:
+        table = report.table(key)
+        if table is not None and len(table.frame):
+            parts.append(render_table(table.frame))
     return "\n\n".join(parts) + "\n"
 
 

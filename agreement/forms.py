@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from django import forms
 
-from agreement.selectors import STRATA, Selection
+from agreement.selection import GROUPS_INCOMPLETE, STRATA, Selection, groups_incomplete, selection_from_params
 from annotation.models import Study
-from cases.models import Difficulty, GraderRun, Register
-
-
-def _split(value: str) -> tuple[str, ...]:
-    return tuple(p.strip() for p in re.split(r"[,\s]+", value or "") if p.strip())
+from cases.models import Difficulty, Register
+from graders.models import GraderRun
 
 
 class ReportFilterForm(forms.Form):
@@ -44,25 +40,10 @@ class ReportFilterForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
-        if bool(_split(data.get("group_a", ""))) != bool(_split(data.get("group_b", ""))):
-            raise forms.ValidationError("Give pseudonyms for both expert groups, or for neither.")
+        if groups_incomplete(data):
+            raise forms.ValidationError(GROUPS_INCOMPLETE)
         return data
 
     def selection(self, **scope: Any) -> Selection:
         """The Selection for valid data; `scope` is study_id= or release_id=."""
-        data = self.cleaned_data
-        filters = tuple(
-            (name, str(data[name]))
-            for name in ("specialty", "theme", "language", "difficulty", "register", "month", "axis", "model")
-            if data.get(name)
-        )
-        return Selection(
-            **scope,
-            tasks=(data["task"],) if data.get("task") else (),
-            graders=(data["grader"],) if data.get("grader") else (),
-            filters=filters,
-            stratify_by=data.get("stratify_by") or "",
-            group_by=data.get("group_by") or "",
-            group_a=_split(data.get("group_a", "")),
-            group_b=_split(data.get("group_b", "")),
-        )
+        return selection_from_params(self.cleaned_data, **scope)

@@ -11,8 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import io
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -20,84 +19,22 @@ from django.db import connections
 from django.db.models import Case, CharField, F, Q, QuerySet, Value, When
 from django.db.models.functions import Cast, Concat
 
-from annotation.models import Assignment, Item, Profile, Rating, ScaleCategory, TaskType
-from cases.models import (
-    CaseRevision,
-    GraderDecision,
-    GraderRun,
-    JudgeScore,
-    ModelResponse,
-    PairwiseJudgement,
-    RubricCriterion,
+from accounts.models import Profile
+from agreement.selection import (  # noqa: F401  (public path: agreement.selectors.Selection)
+    FILTER_PARAMS,
+    GROUPS_INCOMPLETE,
+    REVISION_STRATA,
+    STRATA,
+    Selection,
+    groups_incomplete,
+    selection_from_params,
+    split_pseudonyms,
 )
-
-#: The strata every table can be broken down by, with the label shown on pages.
-STRATA: dict[str, str] = {
-    "specialty": "Specialty",
-    "theme": "Theme",
-    "language": "Language",
-    "difficulty": "Difficulty",
-    "register": "Register",
-    "month": "Month of post time",
-    "axis": "Axis",
-    "model": "Model",
-}
-
-#: Strata that describe a case revision (the others live on the criterion or the response).
-REVISION_STRATA = ("specialty", "theme", "language", "difficulty", "register", "month")
+from annotation.models import Assignment, Item, Rating, ScaleCategory, TaskType
+from cases.models import CaseRevision, ModelResponse, RubricCriterion
+from graders.models import GraderDecision, GraderRun, JudgeScore, PairwiseJudgement
 
 AGREEMENT_ROUND = 1
-
-
-@dataclass(frozen=True)
-class Selection:
-    """Which labels a report covers. Empty fields mean "no restriction"."""
-
-    study_id: int | None = None
-    release_id: int | None = None
-    dataset_id: int | None = None
-    tasks: tuple[str, ...] = ()
-    models: tuple[str, ...] = ()
-    graders: tuple[int, ...] = ()
-    #: stratum name -> value, e.g. {"language": "en", "month": "2025-06"}
-    filters: tuple[tuple[str, str], ...] = ()
-    stratify_by: str = ""
-    #: Expert groups as pseudonyms; empty = no expert-group table unless `group_by` is set.
-    group_a: tuple[str, ...] = ()
-    group_b: tuple[str, ...] = ()
-    #: "rank": attending vs senior (associate chief, chief) raters.
-    group_by: str = ""
-
-    def __post_init__(self) -> None:
-        for name, _value in self.filters:
-            if name not in STRATA:
-                raise ValueError(f"unknown stratum filter {name!r}; choose from {', '.join(STRATA)}")
-        if self.stratify_by and self.stratify_by not in STRATA:
-            raise ValueError(f"unknown stratum {self.stratify_by!r}; choose from {', '.join(STRATA)}")
-        if self.group_by not in ("", "rank"):
-            raise ValueError("group_by must be '' or 'rank'")
-
-    @property
-    def filter_dict(self) -> dict[str, str]:
-        return dict(self.filters)
-
-    def with_filter(self, name: str, value: str) -> Selection:
-        return replace(self, filters=(*[f for f in self.filters if f[0] != name], (name, value)))
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "study_id": self.study_id,
-            "release_id": self.release_id,
-            "dataset_id": self.dataset_id,
-            "tasks": list(self.tasks),
-            "models": list(self.models),
-            "graders": list(self.graders),
-            "filters": self.filter_dict,
-            "stratify_by": self.stratify_by,
-            "group_a": list(self.group_a),
-            "group_b": list(self.group_b),
-            "group_by": self.group_by,
-        }
 
 
 def _month_range(value: str) -> tuple[dt.datetime, dt.datetime]:
@@ -399,6 +336,15 @@ def pairwise_frame(selection: Selection) -> pd.DataFrame:
         in_study = Item.objects.filter(study_id=selection.study_id, response__isnull=False).values("response_id")
         q &= Q(response_a_id__in=in_study) | Q(response_b_id__in=in_study)
     qs = PairwiseJudgement.objects.filter(q).order_by().values_list(
+        "run_id", "response_a_id", "response_b_id", "order", "verdict"
+    )
+    return _frame(qs, PAIRWISE_COLUMNS, text=("order", "verdict"))
+
+
+def pairwise_run_frame(run_ids: Sequence[int]) -> pd.DataFrame:
+    """Every judgement of the given pairwise runs, whatever the selection (position bias is a property
+    of the judge over its whole run). In insertion order, so a repeated judgement's latest comes last."""
+    qs = PairwiseJudgement.objects.filter(run_id__in=list(run_ids)).order_by("pk").values_list(
         "run_id", "response_a_id", "response_b_id", "order", "verdict"
     )
     return _frame(qs, PAIRWISE_COLUMNS, text=("order", "verdict"))

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from rest_framework import serializers
 
-from agreement.selectors import STRATA, Selection
+from agreement.selection import GROUPS_INCOMPLETE, STRATA, Selection, groups_incomplete, selection_from_params
 from cases.models import Difficulty, Register
-
-
-def _split(value: str) -> tuple[str, ...]:
-    return tuple(p.strip() for p in re.split(r"[,\s]+", value or "") if p.strip())
 
 
 class ReportQuerySerializer(serializers.Serializer):
@@ -34,27 +29,13 @@ class ReportQuerySerializer(serializers.Serializer):
     group_b = serializers.CharField(required=False, help_text="Expert group B: comma-separated pseudonyms")
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        if bool(_split(attrs.get("group_a", ""))) != bool(_split(attrs.get("group_b", ""))):
-            raise serializers.ValidationError("Give pseudonyms for both expert groups, or for neither.")
+        if groups_incomplete(attrs):
+            raise serializers.ValidationError(GROUPS_INCOMPLETE)
         return attrs
 
     def selection(self, **scope: Any) -> Selection:
-        data = self.validated_data
-        filters = tuple(
-            (name, str(data[name]))
-            for name in ("specialty", "theme", "language", "difficulty", "register", "month", "axis", "model")
-            if data.get(name)
-        )
-        return Selection(
-            **scope,
-            tasks=(data["task"],) if data.get("task") else (),
-            graders=(data["grader"],) if data.get("grader") else (),
-            filters=filters,
-            stratify_by=data.get("stratify_by", ""),
-            group_by=data.get("group_by", ""),
-            group_a=_split(data.get("group_a", "")),
-            group_b=_split(data.get("group_b", "")),
-        )
+        """The Selection for valid parameters; `scope` is study_id= or release_id=."""
+        return selection_from_params(self.validated_data, **scope)
 
 
 class StudySummarySerializer(serializers.Serializer):

@@ -12,10 +12,15 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from agreement import exports
-from agreement.access import release_for_reader, releases_for_reader, studies_for_reader, study_for_reader
-from agreement.charts import available_charts
+from agreement.access import (
+    access_release_for_report,
+    access_releases_for_report,
+    access_studies_for_report,
+    access_study_for_report,
+)
+from agreement.charts import available_charts, cached_chart
 from agreement.forms import ReportFilterForm
-from agreement.reports import Report, Table, cached_chart, cached_report
+from agreement.reports import Report, Table, cached_report
 from agreement.selectors import Selection, study_models
 
 COUNT_COLUMNS = {"tp", "fp", "fn", "tn", "unknown_labels"}
@@ -49,8 +54,8 @@ def display_table(table: Table) -> dict[str, Any]:
 
 @require_http_methods(["GET"])
 def report_index(request: HttpRequest) -> HttpResponse:
-    studies = studies_for_reader(request.user).annotate(n_items=Count("items", distinct=True)).order_by("-created_at")
-    releases = releases_for_reader(request.user).order_by("dataset__name", "-imported_at")
+    studies = access_studies_for_report(request.user).annotate(n_items=Count("items", distinct=True)).order_by("-created_at")
+    releases = access_releases_for_report(request.user).order_by("dataset__name", "-imported_at")
     return render(request, "agreement/report_index.html", {"studies": studies, "releases": releases})
 
 
@@ -84,7 +89,7 @@ def _report_page(
 
 @require_http_methods(["GET"])
 def study_report(request: HttpRequest, pk: int) -> HttpResponse:
-    study = study_for_reader(request.user, pk)
+    study = access_study_for_report(request.user, pk)
     form = ReportFilterForm(request.GET, study=study, models=study_models(study.pk))
     return _report_page(
         request, title=f"Agreement report: {study.name}", scope={"study_id": study.pk}, form=form, subject=study,
@@ -95,7 +100,7 @@ def study_report(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_http_methods(["GET"])
 def release_report(request: HttpRequest, pk: int) -> HttpResponse:
-    release = release_for_reader(request.user, pk)
+    release = access_release_for_report(request.user, pk)
     form = ReportFilterForm(request.GET)
     return _report_page(
         request, title=f"Agreement report: {release}", scope={"release_id": release.pk}, form=form, subject=release,
@@ -123,14 +128,14 @@ def _export(request: HttpRequest, form: ReportFilterForm, scope: dict[str, int],
 
 @require_http_methods(["GET"])
 def study_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
-    study = study_for_reader(request.user, pk)
+    study = access_study_for_report(request.user, pk)
     return _export(request, ReportFilterForm(request.GET, study=study, models=study_models(study.pk)),
                    {"study_id": study.pk}, fmt)
 
 
 @require_http_methods(["GET"])
 def release_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
-    release = release_for_reader(request.user, pk)
+    release = access_release_for_report(request.user, pk)
     return _export(request, ReportFilterForm(request.GET), {"release_id": release.pk}, fmt)
 
 
@@ -151,14 +156,14 @@ def _chart(form: ReportFilterForm, scope: dict[str, int], key: str) -> HttpRespo
 
 @require_http_methods(["GET"])
 def study_chart(request: HttpRequest, pk: int, key: str) -> HttpResponse:
-    study = study_for_reader(request.user, pk)
+    study = access_study_for_report(request.user, pk)
     return _chart(ReportFilterForm(request.GET, study=study, models=study_models(study.pk)),
                   {"study_id": study.pk}, key)
 
 
 @require_http_methods(["GET"])
 def release_chart(request: HttpRequest, pk: int, key: str) -> HttpResponse:
-    release = release_for_reader(request.user, pk)
+    release = access_release_for_report(request.user, pk)
     return _chart(ReportFilterForm(request.GET), {"release_id": release.pk}, key)
 
 
@@ -170,11 +175,11 @@ def _labels_response(selection: Selection, name: str) -> StreamingHttpResponse:
 
 @require_http_methods(["GET"])
 def study_labels(request: HttpRequest, pk: int) -> StreamingHttpResponse:
-    study = study_for_reader(request.user, pk)
+    study = access_study_for_report(request.user, pk)
     return _labels_response(Selection(study_id=study.pk), f"labels-study{study.pk}.csv")
 
 
 @require_http_methods(["GET"])
 def release_labels(request: HttpRequest, pk: int) -> StreamingHttpResponse:
-    release = release_for_reader(request.user, pk)
+    release = access_release_for_report(request.user, pk)
     return _labels_response(Selection(release_id=release.pk), f"labels-release{release.pk}.csv")

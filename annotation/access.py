@@ -1,18 +1,17 @@
-"""The only functions that fetch protected review rows for a user. HTML views and the API both use them.
+"""The only functions that fetch protected review rows for a user; pages, API and services all use them.
 
-Rules: an object the user may not see answers 404 (Http404), never 403, so its existence does not
-leak; a read-only role (researcher) attempting a write answers 403 (PermissionDenied).
+Naming: `access_<thing>_for_<purpose>(user, ...)` fetches; `check_can_<action>(user, ...)` only
+decides. Rules: an object the user may not see answers 404 (Http404), never 403, so its existence
+does not leak; a read-only role (researcher) attempting a write answers 403 (PermissionDenied).
 """
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import Http404
 
-from annotation.models import Assignment, Item, Role, Study, StudyMember
-from medreview.roles import user_role
-
-AnyUser = AbstractBaseUser | AnonymousUser
+from accounts.models import Role
+from accounts.roles import AnyUser, user_role
+from annotation.models import Assignment, Item, Study, StudyMember
 
 
 def _deny_read_only(user: AnyUser) -> None:
@@ -22,7 +21,50 @@ def _deny_read_only(user: AnyUser) -> None:
         raise PermissionDenied("Researchers have read-only access and cannot rate or inspect.")
 
 
-def studies_for_user(user: AnyUser) -> QuerySet[Study]:
+# --- permission checks (no row fetched) ----------------------------------------------------------
+
+
+def check_can_manage_studies(user: AnyUser, message: str = "Only admins manage studies.") -> None:
+    """Create, start, close, add items and members: admins only (403)."""
+    if user_role(user) != Role.ADMIN:
+        raise PermissionDenied(message)
+
+
+def check_can_inspect_study(user: AnyUser, study: Study) -> None:
+    """Services' check before an inspection write: admins, or the study's inspectors (403 otherwise)."""
+    role = user_role(user)
+    if role == Role.ADMIN:
+        return
+    if role == Role.RESEARCHER or not StudyMember.objects.filter(
+        study=study,
+        user=user,
+        role=StudyMember.Role.INSPECTOR,
+    ).exists():
+        raise PermissionDenied("You are not an inspector of this study.")
+
+
+def check_can_write_assignment(user: AnyUser, assignment: Assignment) -> None:
+    """Only the assignment's own rater saves, submits or skips it (403)."""
+    if assignment.rater_id != user.pk:
+        raise PermissionDenied("This is another rater's assignment.")
+
+
+def check_can_read_own_queue(user: AnyUser) -> None:
+    """The rater queue is a rater's own work; researchers have none (403)."""
+    if user_role(user) == Role.RESEARCHER:
+        raise PermissionDenied("Researchers do not rate.")
+
+
+def check_can_read_inspection_queue(user: AnyUser) -> None:
+    """Researchers read reports, never the inspection queue (403)."""
+    if user_role(user) == Role.RESEARCHER:
+        raise PermissionDenied("Researchers do not inspect.")
+
+
+# --- fetches -------------------------------------------------------------------------------------
+
+
+def access_studies_for_listing(user: AnyUser) -> QuerySet[Study]:
     """Studies the user may list: admins and researchers all; others those they are a member of."""
     role = user_role(user)
     if role in (Role.ADMIN, Role.RESEARCHER):
@@ -32,7 +74,18 @@ def studies_for_user(user: AnyUser) -> QuerySet[Study]:
     return Study.objects.filter(memberships__user=user).distinct()
 
 
-def study_for_admin(user: AnyUser, pk: int) -> Study:
+def access_study_for_listing(user: AnyUser, pk: int) -> Study:
+    """One study by the list's rule: researchers, admins and the study's own members (any role).
+
+    `agreement.access` reads reports with a stricter rule (researchers and admins only).
+    """
+    study = access_studies_for_listing(user).filter(pk=pk).first()
+    if study is None:
+        raise Http404("Not found.")
+    return study
+
+
+def access_study_for_management(user: AnyUser, pk: int) -> Study:
     role = user_role(user)
     if role == Role.RESEARCHER:
         if Study.objects.filter(pk=pk).exists():
@@ -46,7 +99,7 @@ def study_for_admin(user: AnyUser, pk: int) -> Study:
         raise Http404("Not found.") from exc
 
 
-def study_for_rater(user: AnyUser, pk: int) -> Study:
+def access_study_for_rating(user: AnyUser, pk: int) -> Study:
     _deny_read_only(user)
     study = Study.objects.filter(
         pk=pk,
@@ -58,7 +111,7 @@ def study_for_rater(user: AnyUser, pk: int) -> Study:
     return study
 
 
-def assignment_for_rater(user: AnyUser, pk: int) -> Assignment:
+def access_assignment_for_rating(user: AnyUser, pk: int) -> Assignment:
     _deny_read_only(user)
     assignment = (
         Assignment.objects.select_related("item", "item__study", "item__revision")
@@ -75,7 +128,7 @@ def assignment_for_rater(user: AnyUser, pk: int) -> Assignment:
     return assignment
 
 
-def item_for_inspector(user: AnyUser, pk: int) -> Item:
+def access_item_for_inspection(user: AnyUser, pk: int) -> Item:
     _deny_read_only(user)
     items = Item.objects.select_related("study", "revision", "revision__case", "response", "response_b")
     if user_role(user) == Role.ADMIN:
@@ -91,7 +144,7 @@ def item_for_inspector(user: AnyUser, pk: int) -> Item:
     return item
 
 
-def study_for_inspector(user: AnyUser, pk: int) -> Study:
+def access_study_for_inspection(user: AnyUser, pk: int) -> Study:
     _deny_read_only(user)
     studies = Study.objects.all()
     if user_role(user) != Role.ADMIN:
@@ -105,15 +158,7 @@ def study_for_inspector(user: AnyUser, pk: int) -> Study:
     return study
 
 
-def study_for_reader(user: AnyUser, pk: int) -> Study:
-    """Read access (reports, progress): researchers, admins and the study's own members."""
-    study = studies_for_user(user).filter(pk=pk).first()
-    if study is None:
-        raise Http404("Not found.")
-    return study
-
-
-def study_for_progress(user: AnyUser, pk: int) -> Study:
+def access_study_for_progress(user: AnyUser, pk: int) -> Study:
     """Study progress shows every rater's throughput: admins, researchers and the study's inspectors."""
     role = user_role(user)
     if role in (Role.ADMIN, Role.RESEARCHER):

@@ -1,21 +1,15 @@
-"""Everything browsable in the Django admin. Accounts (with their Profile) are managed here too.
+"""Physician review in the Django admin (accounts and their Profile: accounts/admin.py).
 
 Ratings, review events, inspections and final labels are the audit trail: readable, never editable.
 """
 
-from typing import Any
-
 from django.contrib import admin
-from django.contrib.auth import get_user_model
-from django.contrib.auth.admin import UserAdmin
-from django.http import HttpRequest
 
 from annotation.models import (
     Assignment,
     FinalLabel,
     Inspection,
     Item,
-    Profile,
     Rating,
     ReviewEvent,
     Scale,
@@ -24,51 +18,7 @@ from annotation.models import (
     StudyMember,
     TaskType,
 )
-
-User = get_user_model()
-
-
-class ProfileInline(admin.StackedInline):
-    model = Profile
-    can_delete = False
-    fields = ["role", "rank", "specialties", "languages", "pseudonym"]
-
-
-class AccountAdmin(UserAdmin):
-    inlines = [ProfileInline]
-    list_display = ["username", "email", "role", "is_active", "last_login"]
-    list_select_related = ["profile"]
-    list_filter = ["profile__role", "is_active", "is_staff"]
-
-    @admin.display(ordering="profile__role")
-    def role(self, obj: Any) -> str:
-        profile = getattr(obj, "profile", None)
-        return profile.get_role_display() if profile else "-"
-
-
-if admin.site.is_registered(User):
-    admin.site.unregister(User)
-admin.site.register(User, AccountAdmin)
-
-
-@admin.register(Profile)
-class ProfileAdmin(admin.ModelAdmin):
-    list_display = ["user", "role", "rank", "pseudonym"]
-    list_filter = ["role", "rank"]
-    search_fields = ["user__username", "pseudonym"]
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """The audit trail: nothing here is ever changed or deleted."""
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
+from medreview.admin import ReadOnlyAdmin
 
 
 class ScaleCategoryInline(admin.TabularInline):

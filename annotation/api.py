@@ -1,17 +1,15 @@
-"""The review API: the same access functions and services as the pages, with session or token auth.
+"""The review API: the same access functions, selectors and services as the pages, with session or token auth.
 
-Service ValidationErrors answer 400 with {field: [message]}; objects the user may not see answer 404;
-read-only roles attempting a write answer 403.
+Services' ValidationErrors propagate: `medreview.drf.exception_handler` answers 400 with
+{field: [message]} (409 for a ConflictError); objects the user may not see answer 404; read-only
+roles attempting a write answer 403.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.core.exceptions import PermissionDenied
-from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Count
 from django.http import Http404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -22,8 +20,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.models import Role
+from accounts.roles import user_role
 from annotation import access, selectors, services
-from annotation.models import Assignment, Item, ReviewEvent, Role, Study, StudyMember, TaskTarget
+from annotation.models import Assignment, Item, ReviewEvent, Study, StudyMember
 from annotation.serializers import (
     AcceptInputSerializer,
     AdjudicateInputSerializer,
@@ -43,12 +43,9 @@ from annotation.serializers import (
     SubmitInputSerializer,
 )
 from medreview.authentication import ProfileTokenAuthentication
-from medreview.roles import user_role
-
-T = TypeVar("T")
 
 
-class ReviewAPIView(APIView):
+class ReviewBaseAPI(APIView):
     # Token first so that a missing or bad token answers 401 with a WWW-Authenticate header.
     authentication_classes = [ProfileTokenAuthentication, SessionAuthentication]
 
@@ -62,15 +59,6 @@ def hot_output(body: dict[str, Any]) -> dict[str, Any]:
     tests/annotation/test_api.py checks that every body renders identically through them.
     """
     return body
-
-
-def _call(fn: Callable[..., T], **kwargs: Any) -> T:
-    """Run a service; its ValidationError (naming the field) becomes a 400."""
-    try:
-        return fn(**kwargs)
-    except DjangoValidationError as exc:
-        detail = exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}
-        raise ValidationError(detail) from exc
 
 
 # --- output builders -----------------------------------------------------------------------------
@@ -95,47 +83,37 @@ def _field(f: selectors.Field) -> dict[str, Any]:
     }
 
 
-def _strip_captions(details: Any) -> Any:
-    """LiveClin: image captions are privileged; an examinee sees the image without them."""
-    if not isinstance(details, list):
-        return details
-    return [{k: v for k, v in d.items() if k != "caption"} if isinstance(d, dict) else d for d in details]
-
-
 def _item_content(item: Item, fields: list[selectors.Field], *, pair_order: str) -> dict[str, Any]:
-    revision = item.revision
-    privileged = any(f.task.shows_privileged_source for f in fields) if fields else True
-    criteria_by_pk = {f.criterion.pk: f.criterion for f in fields if f.criterion}
-    content: dict[str, Any] = {
+    """The blinded item content (`selectors.item_content_for_rater`) as JSON."""
+    content = selectors.item_content_for_rater(item, fields, pair_order=pair_order)
+    revision = content.revision
+    body: dict[str, Any] = {
         "id": item.pk, "study": item.study_id, "kind": item.kind, "language": revision.language,
-        "narrative": revision.narrative if item.kind != "question_set" or privileged else "",
+        "narrative": content.narrative,
         "core_request": revision.core_request,
         "doctor_advice": revision.doctor_advice,
         "conversation": revision.conversation,
-        "criteria": [_criterion(c) for c in sorted(criteria_by_pk.values(), key=lambda c: c.order)],
-        "response": item.response.text if item.kind == "response" and item.response_id else None,
+        "criteria": [_criterion(c) for c in content.criteria],
+        "response": content.response.text if content.response else None,
         "responses": [],
         "question_set": None,
     }
-    if item.kind == "pair" and item.response_id and item.response_b_id:
-        first, second = (item.response, item.response_b) if pair_order != "ba" else (item.response_b, item.response)
-        content["responses"] = [{"position": "A", "text": first.text}, {"position": "B", "text": second.text}]
-    if item.kind == "question_set" and item.question_set_id:
-        qs = item.question_set
-        clean = (lambda d: d) if privileged else _strip_captions
-        content["question_set"] = {
-            "scenario": qs.scenario, "scenario_images": clean(qs.scenario_images),
+    if content.pair:
+        first, second = content.pair
+        body["responses"] = [{"position": "A", "text": first.text}, {"position": "B", "text": second.text}]
+    if content.question_set:
+        qs = content.question_set
+        body["question_set"] = {
+            "scenario": qs.scenario, "scenario_images": content.scenario_images,
             "scenario_tables": qs.scenario_tables,
             "mcqs": [
-                {"id": m.pk, "order": m.order, "stage": m.stage, "question": m.question, "options": m.options,
-                 # Solvability raters see only what an examinee sees: never the answer key.
-                 "correct_answer": m.correct_answer if privileged else None,
-                 "image_details": clean(m.image_details),
-                 "table_details": m.table_details}
-                for m in qs.mcqs.order_by("order")
+                {"id": b.mcq.pk, "order": b.mcq.order, "stage": b.mcq.stage, "question": b.mcq.question,
+                 "options": b.mcq.options, "correct_answer": b.correct_answer, "image_details": b.image_details,
+                 "table_details": b.mcq.table_details}
+                for b in content.mcqs()
             ],
         }
-    return content
+    return body
 
 
 def _revision_requests(assignments: list[Assignment]) -> dict[int, str]:
@@ -161,18 +139,6 @@ def _assignment(a: Assignment, requests: dict[int, str]) -> dict[str, Any]:
     }
 
 
-def _my_labels(a: Assignment) -> dict[str, dict[str, str]]:
-    out: dict[str, dict[str, str]] = {}
-    if a.state in Assignment.LEASED_STATES and a.round == 1:
-        return out  # never submitted: nothing to read
-    for r in a.ratings.select_related("task").order_by("round", "pk"):
-        label = r.label
-        if r.task.target == TaskTarget.PAIRWISE:
-            label = services.pair_label_as_shown(label, a.pair_order)
-        out[f"{r.task.slug}|{r.field_key}"] = {"label": label, "comment": r.comment}
-    return out
-
-
 def _assignment_detail(a: Assignment) -> dict[str, Any]:
     loaded = a._state.fields_cache.get("item")
     if loaded is not None and {"study", "revision"} <= set(loaded._state.fields_cache):
@@ -189,7 +155,7 @@ def _assignment_detail(a: Assignment) -> dict[str, Any]:
         "assignment": _assignment(a, _revision_requests([a])),
         "fields": [_field(f) for f in fields],
         "item": _item_content(item, fields, pair_order=a.pair_order),
-        "my_labels": _my_labels(a),
+        "my_labels": selectors.own_latest_labels(a),
         "guidelines": item.study.guidelines,
     }
 
@@ -213,11 +179,11 @@ def _study(study: Study, roles: list[str]) -> dict[str, Any]:
 # --- rater endpoints -----------------------------------------------------------------------------
 
 
-class StudyListView(ReviewAPIView):
+class StudyListAPI(ReviewBaseAPI):
     @extend_schema(responses=StudySerializer(many=True), summary="Studies the user may see")
     def get(self, request: Request) -> Response:
         studies = list(
-            access.studies_for_user(request.user).annotate(item_count=Count("items", distinct=True))
+            access.access_studies_for_listing(request.user).annotate(item_count=Count("items", distinct=True))
             .prefetch_related("tasks").order_by("-created_at")
         )
         roles: dict[int, list[str]] = {}
@@ -230,8 +196,7 @@ class StudyListView(ReviewAPIView):
     @extend_schema(request=StudyCreateInputSerializer, responses={201: StudySerializer},
                    summary="Create a study (admin)")
     def post(self, request: Request) -> Response:
-        if user_role(request.user) != Role.ADMIN:
-            raise PermissionDenied("Only admins create studies.")
+        access.check_can_manage_studies(request.user, "Only admins create studies.")
         data = StudyCreateInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         v = dict(data.validated_data)
@@ -249,33 +214,31 @@ class StudyListView(ReviewAPIView):
             language=v["language"], post_month_from=v["post_month_from"], post_month_to=v["post_month_to"],
             sample_n=v["sample_n"], seed=v["seed"],
         )
-        study = _call(
-            services.study_create, name=v["name"], created_by=request.user, task_slugs=v["task_slugs"],
-            selection=selection, raters_per_item=v["raters_per_item"], inspect_all=v["inspect_all"],
+        study = services.study_create(
+            name=v["name"], created_by=request.user, task_slugs=v["task_slugs"], selection=selection, raters_per_item=v["raters_per_item"], inspect_all=v["inspect_all"],
             inspect_disagreements=v["inspect_disagreements"], inspect_share=v["inspect_share"],
             guidelines=v["guidelines"], deadline=v["deadline"], required_specialties=v["required_specialties"],
             required_languages=v["required_languages"], lease_minutes=v["lease_minutes"], seed=v["seed"],
         )
         if raters:
-            _call(services.study_add_members, study=study, users=raters, role=StudyMember.Role.RATER,
-                  actor=request.user)
+            services.study_add_members(study=study, users=raters, role=StudyMember.Role.RATER, actor=request.user)
         if inspectors:
-            _call(services.study_add_members, study=study, users=inspectors, role=StudyMember.Role.INSPECTOR,
-                  actor=request.user)
+            services.study_add_members(study=study, users=inspectors, role=StudyMember.Role.INSPECTOR,
+                                       actor=request.user)
         if v["start"]:
-            _call(services.study_start, study=study, actor=request.user)
+            services.study_start(study=study, actor=request.user)
         return Response(StudySerializer(_study(study, [])).data, status=status.HTTP_201_CREATED)
 
 
-class ClaimNextView(ReviewAPIView):
+class ClaimNextAPI(ReviewBaseAPI):
     @extend_schema(request=None, responses=ClaimSerializer,
                    summary="Claim the next item (or get back your unfinished one)",
                    description="Returns the assignment, its fields with their scales, and the item content. "
                                "Never includes other raters' labels or grader decisions. `assignment` is "
                                "null when nothing is left for you.")
     def post(self, request: Request, study_pk: int) -> Response:
-        study = access.study_for_rater(request.user, study_pk)
-        assignment = _call(services.assignment_claim_next, study=study, rater=request.user)
+        study = access.access_study_for_rating(request.user, study_pk)
+        assignment = services.assignment_claim_next(study=study, rater=request.user)
         if assignment is None:
             detail = (
                 "Nothing left for you in this study." if study.status == Study.Status.RUNNING
@@ -287,22 +250,23 @@ class ClaimNextView(ReviewAPIView):
         return Response(hot_output({**body, "detail": "ok"}))
 
 
-class AssignmentDetailView(ReviewAPIView):
+class AssignmentDetailAPI(ReviewBaseAPI):
     @extend_schema(responses=AssignmentDetailSerializer, summary="One of your assignments, with your draft")
     def get(self, request: Request, pk: int) -> Response:
-        a = access.assignment_for_rater(request.user, pk)
+        a = access.access_assignment_for_rating(request.user, pk)
         return Response(AssignmentDetailSerializer(_assignment_detail(a)).data)
 
 
-class DraftView(ReviewAPIView):
+class DraftAPI(ReviewBaseAPI):
     @extend_schema(request=DraftInputSerializer, responses=AssignmentEnvelopeSerializer,
                    summary="Save a draft (merged into the saved one; renews the lease)")
     def put(self, request: Request, pk: int) -> Response:
-        a = access.assignment_for_rater(request.user, pk)
+        a = access.access_assignment_for_rating(request.user, pk)
         data = DraftInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        saved = _call(services.assignment_save_draft, assignment=a, rater=request.user,
-                      draft=data.validated_data["draft"], seconds_spent=data.validated_data["seconds_spent"])
+        saved = services.assignment_save_draft(
+            assignment=a, rater=request.user, draft=data.validated_data["draft"], seconds_spent=data.validated_data["seconds_spent"],
+        )
         return Response(hot_output({"assignment": _assignment(saved, {})}))
 
     @extend_schema(request=DraftInputSerializer, responses=AssignmentEnvelopeSerializer,
@@ -311,42 +275,41 @@ class DraftView(ReviewAPIView):
         return self.put(request, pk)
 
 
-class SubmitView(ReviewAPIView):
+class SubmitAPI(ReviewBaseAPI):
     @extend_schema(request=SubmitInputSerializer, responses=AssignmentEnvelopeSerializer,
                    summary="Submit labels for every field (a revision when the item was returned)")
     def post(self, request: Request, pk: int) -> Response:
-        a = access.assignment_for_rater(request.user, pk)
+        a = access.access_assignment_for_rating(request.user, pk)
         data = SubmitInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        done = _call(services.rating_submit, assignment=a, rater=request.user,
-                     labels=data.validated_data["labels"], seconds_spent=data.validated_data["seconds_spent"])
+        done = services.rating_submit(
+            assignment=a, rater=request.user, labels=data.validated_data["labels"], seconds_spent=data.validated_data["seconds_spent"],
+        )
         return Response(hot_output({"assignment": _assignment(done, {})}))
 
 
-class SkipView(ReviewAPIView):
+class SkipAPI(ReviewBaseAPI):
     @extend_schema(request=SkipInputSerializer, responses=AssignmentEnvelopeSerializer,
                    summary="Skip an item with a reason")
     def post(self, request: Request, pk: int) -> Response:
-        a = access.assignment_for_rater(request.user, pk)
+        a = access.access_assignment_for_rating(request.user, pk)
         data = SkipInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        skipped = _call(services.assignment_skip, assignment=a, rater=request.user,
-                        reason=data.validated_data["reason"])
+        skipped = services.assignment_skip(assignment=a, rater=request.user, reason=data.validated_data["reason"])
         return Response(AssignmentEnvelopeSerializer({"assignment": _assignment(skipped, {})}).data)
 
 
-class QueueView(ReviewAPIView):
+class QueueAPI(ReviewBaseAPI):
     @extend_schema(
         parameters=[OpenApiParameter("study", int, required=False, description="Only this study")],
         responses=QueueSerializer, summary="My queue: in progress, returned to me, done",
     )
     def get(self, request: Request) -> Response:
-        if user_role(request.user) == Role.RESEARCHER:
-            raise PermissionDenied("Researchers do not rate.")
+        access.check_can_read_own_queue(request.user)
         study = None
         if request.query_params.get("study"):
             try:
-                study = access.study_for_rater(request.user, int(request.query_params["study"]))
+                study = access.access_study_for_rating(request.user, int(request.query_params["study"]))
             except ValueError as exc:
                 raise Http404("Not found.") from exc
         queue = selectors.rater_queue(rater=request.user, study=study)
@@ -362,11 +325,11 @@ class QueueView(ReviewAPIView):
         return Response(QueueSerializer(body).data)
 
 
-class ProgressView(ReviewAPIView):
+class ProgressAPI(ReviewBaseAPI):
     @extend_schema(responses=ProgressSerializer,
                    summary="Study progress (admin, the study's inspectors, researchers)")
     def get(self, request: Request, study_pk: int) -> Response:
-        study = access.study_for_progress(request.user, study_pk)
+        study = access.access_study_for_progress(request.user, study_pk)
         progress = selectors.study_progress(study=study)
         pseudonyms = user_role(request.user) == Role.RESEARCHER
         body = {
@@ -392,16 +355,10 @@ class ProgressView(ReviewAPIView):
 # --- inspector endpoints -------------------------------------------------------------------------
 
 
-def _require_inspector_role(request: Request) -> None:
-    role = user_role(request.user)
-    if role == Role.RESEARCHER:
-        raise PermissionDenied("Researchers do not inspect.")
-
-
-class InspectionQueueView(ReviewAPIView):
+class InspectionQueueAPI(ReviewBaseAPI):
     @extend_schema(responses=InspectionQueueSerializer, summary="Inspection queue: pending, returned, resolved")
     def get(self, request: Request) -> Response:
-        _require_inspector_role(request)
+        access.check_can_read_inspection_queue(request.user)
         queue = selectors.inspector_queue(inspector=request.user)
         return Response(InspectionQueueSerializer({
             "pending": [_item_summary(i) for i in queue.pending],
@@ -410,11 +367,11 @@ class InspectionQueueView(ReviewAPIView):
         }).data)
 
 
-class InspectionDetailView(ReviewAPIView):
+class InspectionDetailAPI(ReviewBaseAPI):
     @extend_schema(responses=InspectionDetailSerializer,
                    summary="Every rater's labels side by side, with differences and the item's history")
     def get(self, request: Request, pk: int) -> Response:
-        item = access.item_for_inspector(request.user, pk)
+        item = access.access_item_for_inspection(request.user, pk)
         view = selectors.inspection_view(item=item)
         fields = [c.field for c in view.fields]
         content = _item_content(item, fields, pair_order="ab")
@@ -455,40 +412,41 @@ def _inspection_result(inspection: Any) -> dict[str, Any]:
             "item_status": Item.objects.values_list("status", flat=True).get(pk=inspection.item_id)}
 
 
-class AcceptView(ReviewAPIView):
+class AcceptAPI(ReviewBaseAPI):
     @extend_schema(request=AcceptInputSerializer, responses=InspectionResultSerializer,
                    summary="Accept the raters' agreeing labels as final")
     def post(self, request: Request, pk: int) -> Response:
-        item = access.item_for_inspector(request.user, pk)
+        item = access.access_item_for_inspection(request.user, pk)
         data = AcceptInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        inspection = _call(services.inspection_accept, item=item, inspector=request.user,
-                           comment=data.validated_data["comment"])
+        inspection = services.inspection_accept(item=item, inspector=request.user,
+                                                comment=data.validated_data["comment"])
         return Response(InspectionResultSerializer(_inspection_result(inspection)).data)
 
 
-class AdjudicateView(ReviewAPIView):
+class AdjudicateAPI(ReviewBaseAPI):
     @extend_schema(request=AdjudicateInputSerializer, responses=InspectionResultSerializer,
                    summary="Set the final label of every field, with a reason")
     def post(self, request: Request, pk: int) -> Response:
-        item = access.item_for_inspector(request.user, pk)
+        item = access.access_item_for_inspection(request.user, pk)
         data = AdjudicateInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        inspection = _call(services.inspection_adjudicate, item=item, inspector=request.user,
-                           labels=data.validated_data["labels"], reason=data.validated_data["reason"])
+        inspection = services.inspection_adjudicate(
+            item=item, inspector=request.user, labels=data.validated_data["labels"], reason=data.validated_data["reason"],
+        )
         return Response(InspectionResultSerializer(_inspection_result(inspection)).data)
 
 
-class ReturnView(ReviewAPIView):
+class ReturnAPI(ReviewBaseAPI):
     @extend_schema(request=ReturnInputSerializer, responses=InspectionResultSerializer,
                    summary="Return one rater's work on this item for revision, with a comment")
     def post(self, request: Request, pk: int) -> Response:
-        item = access.item_for_inspector(request.user, pk)
+        item = access.access_item_for_inspection(request.user, pk)
         data = ReturnInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         assignment = Assignment.objects.filter(pk=data.validated_data["assignment"], item=item).first()
         if assignment is None:
             raise ValidationError({"assignment": ["assignment: no such assignment on this item."]})
-        inspection = _call(services.inspection_return, item=item, inspector=request.user, assignment=assignment,
-                           comment=data.validated_data["comment"])
+        inspection = services.inspection_return(item=item, inspector=request.user, assignment=assignment,
+                                                comment=data.validated_data["comment"])
         return Response(InspectionResultSerializer(_inspection_result(inspection)).data)

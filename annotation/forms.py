@@ -4,7 +4,8 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
 
-from annotation.models import ItemKind, Role, StudyMember, TaskType
+from accounts.models import Role
+from annotation.models import ItemKind, StudyMember, TaskType
 from cases.models import Dataset, Difficulty, Register
 
 

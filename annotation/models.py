@@ -12,31 +12,9 @@ from django.db.models import Q
 from cases.models import MCQ, CaseRevision, ModelResponse, QuestionSet, RubricCriterion
 
 
-class Role(models.TextChoices):
-    PHYSICIAN = "physician", "Physician"
-    INSPECTOR = "inspector", "Inspector (senior physician)"
-    RESEARCHER = "researcher", "Researcher"
-    ADMIN = "admin", "Admin"
-
-
-class Rank(models.TextChoices):
-    ATTENDING = "attending", "Attending"
-    ASSOCIATE_CHIEF = "associate_chief", "Associate Chief"
-    CHIEF = "chief", "Chief"
-
-
-class Profile(models.Model):
-    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="profile")
-    role = models.CharField(max_length=16, choices=Role.choices, default=Role.PHYSICIAN)
-    specialties = models.JSONField(default=list, blank=True)
-    languages = models.JSONField(default=list, blank=True, help_text='e.g. ["en", "zh"]')
-    rank = models.CharField(max_length=16, choices=Rank.choices, blank=True)
-    pseudonym = models.CharField(
-        max_length=32, unique=True, help_text="Stable name under which researchers see this rater"
-    )
-
-    def __str__(self) -> str:
-        return f"{self.user} ({self.get_role_display()})"
+def field_id(task_slug: str, field_key: str) -> str:
+    """The id of one rated field, `"<task slug>|<field key>"`: the key of drafts, submissions and reports."""
+    return f"{task_slug}|{field_key}"
 
 
 class Scale(models.Model):
@@ -231,7 +209,7 @@ class AssignmentQuerySet(models.QuerySet["Assignment"]):
 
     def finished(self) -> "AssignmentQuerySet":
         """Assignments whose labels count: submitted, or revised after inspection."""
-        return self.filter(state__in=(Assignment.State.SUBMITTED, Assignment.State.REVISED))
+        return self.filter(state__in=Assignment.FINISHED_STATES)
 
 
 class Assignment(models.Model):
@@ -248,6 +226,10 @@ class Assignment(models.Model):
     # its lease runs (saving a draft renews the lease), so an abandoned tab frees the slot.
     SLOT_STATES = (State.SUBMITTED, State.RETURNED, State.REVISED)
     LEASED_STATES = (State.CLAIMED, State.DRAFT)
+    # Work whose labels stand (an inspector may return it; a returned assignment is not finished).
+    FINISHED_STATES = (State.SUBMITTED, State.REVISED)
+    # Work with ratings on record: finished, or returned for revision (SLOT_STATES by another name).
+    RATED_STATES = SLOT_STATES
 
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="assignments")
     rater = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="assignments")
@@ -305,6 +287,15 @@ class Rating(models.Model):
         return f"{self.task.slug}/{self.field_key or '-'} r{self.round}: {self.label}"
 
 
+class ReviewEventQuerySet(models.QuerySet["ReviewEvent"]):
+    def record(
+        self, *, item: Item, kind: str, actor: object | None, assignment: "Assignment | None" = None,
+        reason: str = "", data: dict | None = None,
+    ) -> "ReviewEvent":
+        """Write one event (a convenience over `create` with the defaults every caller wants)."""
+        return self.create(item=item, assignment=assignment, actor=actor, kind=kind, reason=reason, data=data or {})
+
+
 class ReviewEvent(models.Model):
     """Every state change, with who, when and why."""
 
@@ -333,11 +324,22 @@ class ReviewEvent(models.Model):
     data = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    objects = ReviewEventQuerySet.as_manager()
+
     class Meta:
         ordering = ["created_at", "pk"]
 
     def __str__(self) -> str:
         return f"{self.kind} on {self.item_id}"
+
+    @classmethod
+    def lease_lapsed(cls, assignment: Assignment) -> "ReviewEvent":
+        """The (unsaved) EXPIRED event of a claim or draft whose lease ran out before submission."""
+        return cls(
+            item_id=assignment.item_id, assignment=assignment, actor=None, kind=cls.Kind.EXPIRED,
+            reason="Lease lapsed before submission",
+            data={"lease_expired_at": assignment.lease_expires_at.isoformat() if assignment.lease_expires_at else None},
+        )
 
 
 class Inspection(models.Model):

@@ -9,28 +9,32 @@ import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
+from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Exists, F, IntegerField, OuterRef, Prefetch, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from accounts.models import Role
+from accounts.roles import user_role
 from annotation.models import (
     Assignment,
     FinalLabel,
     Inspection,
     Item,
+    ItemKind,
     Rating,
     ReviewEvent,
-    Role,
     ScaleCategory,
     Study,
     StudyMember,
     TaskTarget,
     TaskType,
+    field_id,
 )
-from cases.models import MCQ, RubricCriterion
-from medreview.roles import user_role
+from annotation.pairwise import pair_label_as_shown
+from cases.models import MCQ, CaseRevision, ModelResponse, QuestionSet, RubricCriterion
 
 # An item returned for revision longer than this, or more than this many rounds, counts as stuck.
 STUCK_AFTER_DAYS = 3
@@ -50,7 +54,7 @@ class Field:
 
     @property
     def id(self) -> str:
-        return f"{self.task.slug}|{self.key}"
+        return field_id(self.task.slug, self.key)
 
     def category(self, value: str) -> ScaleCategory | None:
         return next((c for c in self.categories if c.value == value), None)
@@ -103,12 +107,105 @@ def item_fields(item: Item, *, tasks: list[TaskType] | None = None) -> list[Fiel
     return fields
 
 
-def rater_pseudonym(user: AbstractBaseUser) -> str:
-    """The stable name researchers see instead of the rater's identity."""
-    profile = getattr(user, "profile", None)
-    if profile is not None and profile.pseudonym:
-        return profile.pseudonym
-    return f"R-{user.pk}"
+# --- what a rater may see ----------------------------------------------------------------------
+
+
+def strip_captions(details: Any) -> Any:
+    """LiveClin: image captions are privileged; an examinee sees the image without them."""
+    if not isinstance(details, list):
+        return details
+    return [{k: v for k, v in d.items() if k != "caption"} if isinstance(d, dict) else d for d in details]
+
+
+@dataclass(frozen=True)
+class BlindedMCQ:
+    """One MCQ as this rater may see it: the answer key and image captions only with privileged access."""
+
+    mcq: MCQ
+    correct_answer: str | None
+    image_details: Any
+
+
+@dataclass(frozen=True)
+class RaterContent:
+    """The blinding rule: what a rater (or an inspector, in order A-B) reads above the form.
+
+    Never another rater's labels, grader decisions or model names; pairs in this rater's order;
+    LiveClin's privileged source (narrative, answer key, image captions) only when one of the
+    item's tasks may see it (factual validation, not solvability).
+    """
+
+    item: Item
+    revision: CaseRevision
+    privileged: bool
+    show_advice: bool
+    response: ModelResponse | None  # a single-response item; never set for pairs
+    pair: tuple[ModelResponse, ModelResponse] | None  # (shown as A, shown as B)
+    question_set: QuestionSet | None
+    criteria: list[RubricCriterion]
+
+    @property
+    def show_privileged(self) -> bool:
+        """Pages: show the privileged LiveClin source block (question sets only)."""
+        return self.privileged and self.question_set is not None
+
+    @property
+    def narrative(self) -> str:
+        """A question set's source narrative is privileged; a case's narrative is what is rated."""
+        if self.item.kind != ItemKind.QUESTION_SET or self.privileged:
+            return self.revision.narrative
+        return ""
+
+    @property
+    def scenario_images(self) -> Any:
+        images = self.question_set.scenario_images if self.question_set else []
+        return images if self.privileged else strip_captions(images)
+
+    def mcqs(self) -> list[BlindedMCQ]:
+        """The question set's MCQs in order (one query; empty for other items)."""
+        if self.question_set is None:
+            return []
+        return [
+            BlindedMCQ(
+                mcq=m,
+                # Solvability raters see only what an examinee sees: never the answer key.
+                correct_answer=m.correct_answer if self.privileged else None,
+                image_details=m.image_details if self.privileged else strip_captions(m.image_details),
+            )
+            for m in self.question_set.mcqs.order_by("order")
+        ]
+
+
+def item_content_for_rater(item: Item, fields: list[Field], *, pair_order: str = "ab") -> RaterContent:
+    """What may be shown with `item` to someone rating `fields` (no query; `mcqs()` runs one)."""
+    tasks = {f.task.pk: f.task for f in fields}.values()
+    pair = None
+    if item.kind == ItemKind.PAIR and item.response_id and item.response_b_id:
+        pair = (item.response_b, item.response) if pair_order == "ba" else (item.response, item.response_b)
+    criteria = {f.criterion.pk: f.criterion for f in fields if f.criterion}
+    return RaterContent(
+        item=item,
+        revision=item.revision,
+        privileged=any(t.shows_privileged_source for t in tasks) if fields else True,
+        show_advice=any(t.target == TaskTarget.ADVICE for t in tasks),
+        response=item.response if item.kind == ItemKind.RESPONSE and item.response_id else None,
+        pair=pair,
+        question_set=item.question_set if item.kind == ItemKind.QUESTION_SET and item.question_set_id else None,
+        criteria=sorted(criteria.values(), key=lambda c: c.order),
+    )
+
+
+def own_latest_labels(assignment: Assignment) -> dict[str, dict[str, str]]:
+    """The rater's own submitted labels, latest round per field, as they were shown to them."""
+    out: dict[str, dict[str, str]] = {}
+    if assignment.state in Assignment.LEASED_STATES and assignment.round == 1:
+        return out  # never submitted: nothing to read
+    for r in Rating.objects.filter(assignment=assignment).select_related("task").order_by("round", "pk"):
+        label = r.label
+        if r.task.target == TaskTarget.PAIRWISE:
+            label = pair_label_as_shown(label, assignment.pair_order)
+        out[field_id(r.task.slug, r.field_key)] = {"label": label, "comment": r.comment}
+    return out
 
 
 # --- rater queue -------------------------------------------------------------------------------
@@ -144,7 +241,7 @@ def rater_queue(*, rater: AbstractBaseUser, study: Study | None = None, now: dat
     ]
     returned = [a for a in assignments if a.state == Assignment.State.RETURNED]
     done = sorted(
-        (a for a in assignments if a.state in (Assignment.State.SUBMITTED, Assignment.State.REVISED)),
+        (a for a in assignments if a.state in Assignment.FINISHED_STATES),
         key=lambda a: a.submitted_at or a.claimed_at,
         reverse=True,
     )
@@ -222,37 +319,74 @@ class StudyProgress:
         return self.items_by_status.get(Item.Status.RESOLVED, 0) / self.total_items if self.total_items else 0.0
 
 
+def _rater_progress(study: Study, now: datetime) -> dict[int, RaterProgress]:
+    """Assignment counts per rater, raters who have not started included (2 queries)."""
+    raters: dict[int, RaterProgress] = {}
+    counted = {
+        Assignment.State.SUBMITTED: "submitted", Assignment.State.RETURNED: "returned",
+        Assignment.State.REVISED: "revised", Assignment.State.SKIPPED: "skipped",
+    }
+    rows = Assignment.objects.filter(item__study=study).values_list(
+        "rater_id", "rater__username", "rater__profile__pseudonym", "state", "lease_expires_at"
+    )
+    for user_id, username, pseudonym, state, lease in rows:
+        rp = raters.setdefault(user_id, RaterProgress(user_id, username, pseudonym or f"R-{user_id}"))
+        if state in Assignment.LEASED_STATES:
+            rp.in_progress += 1 if lease and lease > now else 0
+        elif state in counted:
+            setattr(rp, counted[state], getattr(rp, counted[state]) + 1)
+    # Raters who have not started yet still belong in the table.
+    for user_id, username, pseudonym in StudyMember.objects.filter(
+        study=study, role=StudyMember.Role.RATER
+    ).values_list("user_id", "user__username", "user__profile__pseudonym"):
+        raters.setdefault(user_id, RaterProgress(user_id, username, pseudonym or f"R-{user_id}"))
+    return raters
+
+
+def _task_progress(study: Study) -> list[TaskProgress]:
+    """First-round ratings and items rated per task (2 queries)."""
+    rating_counts = {
+        row["task_id"]: row
+        for row in Rating.objects.filter(assignment__item__study=study, round=1)
+        .values("task_id")
+        .annotate(n=Count("pk"), items=Count("assignment__item", distinct=True))
+        .order_by()
+    }
+    return [
+        TaskProgress(
+            task=t,
+            first_round_ratings=rating_counts.get(t.pk, {}).get("n", 0),
+            items_rated=rating_counts.get(t.pk, {}).get("items", 0),
+        )
+        for t in study.tasks.order_by("order", "slug")
+    ]
+
+
+def _stuck_items(study: Study, now: datetime) -> list[Item]:
+    """Unresolved items returned for revision too long ago, or past too many rounds (1 query)."""
+    returned_long = Assignment.objects.filter(
+        item=OuterRef("pk"),
+        state=Assignment.State.RETURNED,
+        events__kind=ReviewEvent.Kind.RETURNED,
+        events__created_at__lt=now - timedelta(days=STUCK_AFTER_DAYS),
+    )
+    many_rounds = Assignment.objects.filter(item=OuterRef("pk"), round__gt=STUCK_AFTER_ROUNDS)
+    return list(
+        Item.objects.filter(study=study)
+        .exclude(status=Item.Status.RESOLVED)
+        .filter(Q(Exists(returned_long)) | Q(Exists(many_rounds)))
+        .select_related("revision__case")
+        .order_by("pk")
+    )
+
+
 def study_progress(*, study: Study, now: datetime | None = None) -> StudyProgress:
     """Per rater and per task counts, throughput, time per item and stuck items (7 queries)."""
     now = now or timezone.now()
     by_status = dict(
         Item.objects.filter(study=study).values_list("status").annotate(n=Count("pk")).order_by()
     )
-    total = sum(by_status.values())
-    rows = list(
-        Assignment.objects.filter(item__study=study)
-        .values_list("rater_id", "rater__username", "rater__profile__pseudonym", "state", "lease_expires_at")
-    )
-    raters: dict[int, RaterProgress] = {}
-    for user_id, username, pseudonym, state, lease in rows:
-        rp = raters.setdefault(user_id, RaterProgress(user_id, username, pseudonym or f"R-{user_id}"))
-        if state in Assignment.LEASED_STATES:
-            if lease and lease > now:
-                rp.in_progress += 1
-        elif state == Assignment.State.SUBMITTED:
-            rp.submitted += 1
-        elif state == Assignment.State.RETURNED:
-            rp.returned += 1
-        elif state == Assignment.State.REVISED:
-            rp.revised += 1
-        elif state == Assignment.State.SKIPPED:
-            rp.skipped += 1
-    # Raters who have not started yet still belong in the table.
-    for user_id, username, pseudonym in StudyMember.objects.filter(
-        study=study, role=StudyMember.Role.RATER
-    ).values_list("user_id", "user__username", "user__profile__pseudonym"):
-        raters.setdefault(user_id, RaterProgress(user_id, username, pseudonym or f"R-{user_id}"))
-
+    raters = _rater_progress(study, now)
     # Time per item comes from the first-round submissions: revisions would count an item twice.
     submitted = list(
         ReviewEvent.objects.filter(item__study=study, kind=ReviewEvent.Kind.SUBMITTED)
@@ -269,54 +403,17 @@ def study_progress(*, study: Study, now: datetime | None = None) -> StudyProgres
         if seconds_by_rater.get(rp.user_id):
             rp.median_seconds = statistics.median(seconds_by_rater[rp.user_id])
     throughput = sorted(per_day.items())
-    if throughput:
-        span_days = max((now.date() - throughput[0][0]).days + 1, 1)
-        per_day_rate = len(submitted) / span_days
-    else:
-        per_day_rate = 0.0
-
-    tasks = list(study.tasks.order_by("order", "slug"))
-    rating_counts = {
-        row["task_id"]: row
-        for row in Rating.objects.filter(assignment__item__study=study, round=1)
-        .values("task_id")
-        .annotate(n=Count("pk"), items=Count("assignment__item", distinct=True))
-        .order_by()
-    }
-    per_task = [
-        TaskProgress(
-            task=t,
-            first_round_ratings=rating_counts.get(t.pk, {}).get("n", 0),
-            items_rated=rating_counts.get(t.pk, {}).get("items", 0),
-        )
-        for t in tasks
-    ]
-
-    stuck_cutoff = now - timedelta(days=STUCK_AFTER_DAYS)
-    returned_long = Assignment.objects.filter(
-        item=OuterRef("pk"),
-        state=Assignment.State.RETURNED,
-        events__kind=ReviewEvent.Kind.RETURNED,
-        events__created_at__lt=stuck_cutoff,
-    )
-    many_rounds = Assignment.objects.filter(item=OuterRef("pk"), round__gt=STUCK_AFTER_ROUNDS)
-    stuck = list(
-        Item.objects.filter(study=study)
-        .exclude(status=Item.Status.RESOLVED)
-        .filter(Q(Exists(returned_long)) | Q(Exists(many_rounds)))
-        .select_related("revision__case")
-        .order_by("pk")
-    )
+    span_days = max((now.date() - throughput[0][0]).days + 1, 1) if throughput else 1
     return StudyProgress(
         study=study,
-        total_items=total,
+        total_items=sum(by_status.values()),
         items_by_status={s: by_status.get(s, 0) for s in Item.Status.values},
         per_rater=sorted(raters.values(), key=lambda r: r.name),
-        per_task=per_task,
+        per_task=_task_progress(study),
         throughput=throughput,
-        submissions_per_day=per_day_rate,
+        submissions_per_day=len(submitted) / span_days if throughput else 0.0,
         median_seconds_per_item=statistics.median(all_seconds) if all_seconds else None,
-        stuck=stuck,
+        stuck=_stuck_items(study, now),
     )
 
 
@@ -409,9 +506,7 @@ def inspection_view(*, item: Item) -> InspectionView:
     tasks = study_tasks(item.study)
     fields = item_fields(item, tasks=tasks)
     assignments = list(
-        item.assignments.filter(
-            state__in=(Assignment.State.SUBMITTED, Assignment.State.RETURNED, Assignment.State.REVISED)
-        )
+        item.assignments.filter(state__in=Assignment.RATED_STATES)
         .select_related("rater", "rater__profile")
         .order_by("pk")
     )
@@ -419,10 +514,12 @@ def inspection_view(*, item: Item) -> InspectionView:
     first: dict[tuple[int, str], Rating] = {}
     latest: dict[tuple[int, str], Rating] = {}
     for r in ratings:
-        fid = f"{r.task.slug}|{r.field_key}"
+        fid = field_id(r.task.slug, r.field_key)
         first.setdefault((r.assignment_id, fid), r)
         latest[(r.assignment_id, fid)] = r
-    finals = {f"{fl.task.slug}|{fl.field_key}": fl for fl in item.final_labels.select_related("task", "decided_by")}
+    finals = {
+        field_id(fl.task.slug, fl.field_key): fl for fl in item.final_labels.select_related("task", "decided_by")
+    }
     comparisons = []
     for f in fields:
         cells = [
@@ -453,7 +550,7 @@ def inspection_view(*, item: Item) -> InspectionView:
 
 def final_labels(item: Item) -> dict[str, FinalLabel]:
     """Final labels by Field.id; every resolved item has one per field (consensus or inspection)."""
-    return {f"{fl.task.slug}|{fl.field_key}": fl for fl in item.final_labels.select_related("task")}
+    return {field_id(fl.task.slug, fl.field_key): fl for fl in item.final_labels.select_related("task")}
 
 
 def question_set_flagged(item: Item) -> bool:
@@ -467,6 +564,6 @@ def question_set_flagged(item: Item) -> bool:
     return Rating.objects.filter(
         mcq_task,
         assignment__item=item,
-        assignment__state__in=(Assignment.State.SUBMITTED, Assignment.State.REVISED, Assignment.State.RETURNED),
+        assignment__state__in=Assignment.RATED_STATES,
         label="no",
     ).exists()

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotation import views
+from annotation import views, views_rating_flow
 
 app_name = "annotation"
 
@@ -8,6 +8,7 @@ urlpatterns = [
     path("", views.physician_dashboard, name="physician_dashboard"),
     path("studies/<int:study_pk>/next/", views.next_item, name="next_item"),
     path("assignments/<int:pk>/", views.rate, name="rate"),
+    path("assignments/<int:pk>/submit-next/", views_rating_flow.submit_and_next, name="submit_and_next"),
     path("assignments/<int:pk>/draft/", views.save_draft, name="save_draft"),
     path("assignments/<int:pk>/skip/", views.skip, name="skip"),
     path("inspection/", views.inspector_dashboard, name="inspector_dashboard"),

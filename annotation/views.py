@@ -17,10 +17,10 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
+from accounts.roles import is_admin, is_inspector, is_rater
 from annotation import access, selectors, services
 from annotation.forms import AddItemsForm, AddMembersForm, SkipForm, StudyCreateForm, split_list
-from annotation.models import Assignment, Item, ItemKind, Rating, Study, StudyMember, TaskTarget, TaskType
-from medreview.roles import is_admin, is_inspector, is_rater
+from annotation.models import Assignment, Item, ItemKind, Study, StudyMember, TaskType
 
 # Assignment states in which the rater may still change their labels (a lapsed claim is revived by
 # the services when its slot is still free, otherwise they say so).
@@ -65,18 +65,6 @@ def _posted_labels(request: HttpRequest, fields: list[selectors.Field]) -> dict[
     }
 
 
-def _own_latest_labels(assignment: Assignment) -> dict[str, dict[str, str]]:
-    """The rater's own submitted labels (latest round per field) for the read-only view."""
-    latest: dict[str, dict[str, str]] = {}
-    ratings = Rating.objects.filter(assignment=assignment).select_related("task").order_by("round")
-    for rating in ratings:
-        label = rating.label
-        if rating.task.target == TaskTarget.PAIRWISE:
-            label = services.pair_label_as_shown(label, assignment.pair_order)
-        latest[f"{rating.task.slug}|{rating.field_key}"] = {"label": label, "comment": rating.comment}
-    return latest
-
-
 @dataclass
 class FieldRow:
     """One field of the rating form with its current value."""
@@ -115,20 +103,15 @@ def _groups(
 
 
 def _item_content(item: Item, assignment: Assignment | None, fields: list[selectors.Field]) -> dict[str, Any]:
-    """What the rater reads above the form; privileged LiveClin source only for tasks that may see it."""
-    tasks = {field.task.pk: field.task for field in fields}.values()
-    targets = {task.target for task in tasks}
-    left, right = item.response, item.response_b
-    if assignment is not None and assignment.pair_order == "ba":
-        left, right = right, left
-    question_set = item.question_set
+    """What the rater reads above the form (`selectors.item_content_for_rater`), as template variables."""
+    content = selectors.item_content_for_rater(item, fields, pair_order=assignment.pair_order if assignment else "ab")
     return {
-        "revision": item.revision,
-        "show_advice": TaskTarget.ADVICE in targets,
-        "show_privileged": any(task.shows_privileged_source for task in tasks) and question_set is not None,
-        "response": item.response if item.kind != ItemKind.PAIR else None,
-        "pair": (left, right) if item.kind == ItemKind.PAIR else None,
-        "question_set": question_set,
+        "revision": content.revision,
+        "show_advice": content.show_advice,
+        "show_privileged": content.show_privileged,
+        "response": content.response,
+        "pair": content.pair,
+        "question_set": content.question_set,
     }
 
 
@@ -145,7 +128,7 @@ def _rating_context(
     fields = selectors.item_fields(item)
     editable = assignment.state in EDITABLE_STATES
     if values is None:
-        values = dict(assignment.draft or {}) if editable else _own_latest_labels(assignment)
+        values = dict(assignment.draft or {}) if editable else selectors.own_latest_labels(assignment)
     queue = selectors.rater_queue(rater=request.user, study=study)
     return_comment = ""
     if assignment.state == Assignment.State.RETURNED:
@@ -178,15 +161,14 @@ def _study_progress_for_rater(queue: selectors.RaterQueue, study: Study) -> dict
 
 def _rater_studies(user: Any) -> QuerySet[Study]:
     """Studies the user rates in, with how many items each has and how many this rater finished."""
-    finished = (Assignment.State.SUBMITTED, Assignment.State.REVISED)
     return (
-        access.studies_for_user(user)
+        access.access_studies_for_listing(user)
         .filter(memberships__user=user, memberships__role=StudyMember.Role.RATER)
         .annotate(
             item_total=Count("items", distinct=True),
             my_done=Count(
                 "items__assignments",
-                filter=Q(items__assignments__rater=user, items__assignments__state__in=finished),
+                filter=Q(items__assignments__rater=user, items__assignments__state__in=Assignment.FINISHED_STATES),
                 distinct=True,
             ),
         )
@@ -208,7 +190,7 @@ def physician_dashboard(request: HttpRequest) -> HttpResponse:
 
 @require_http_methods(["POST"])
 def next_item(request: HttpRequest, study_pk: int) -> HttpResponse:
-    study = access.study_for_rater(request.user, study_pk)
+    study = access.access_study_for_rating(request.user, study_pk)
     try:
         assignment = services.assignment_claim_next(study=study, rater=request.user)
     except ValidationError as exc:
@@ -222,7 +204,7 @@ def next_item(request: HttpRequest, study_pk: int) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 def rate(request: HttpRequest, pk: int) -> HttpResponse:
-    assignment = access.assignment_for_rater(request.user, pk)
+    assignment = access.access_assignment_for_rating(request.user, pk)
     if request.method == "GET":
         return render(request, "annotation/rate.html", _rating_context(request, assignment))
     fields = selectors.item_fields(assignment.item)
@@ -253,7 +235,7 @@ def rate(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_http_methods(["POST"])
 def save_draft(request: HttpRequest, pk: int) -> JsonResponse:
-    assignment = access.assignment_for_rater(request.user, pk)
+    assignment = access.access_assignment_for_rating(request.user, pk)
     fields = selectors.item_fields(assignment.item)
     draft = _posted_labels(request, fields)
     try:
@@ -268,7 +250,7 @@ def save_draft(request: HttpRequest, pk: int) -> JsonResponse:
 
 @require_http_methods(["POST"])
 def skip(request: HttpRequest, pk: int) -> HttpResponse:
-    assignment = access.assignment_for_rater(request.user, pk)
+    assignment = access.access_assignment_for_rating(request.user, pk)
     form = SkipForm(request.POST)
     if not form.is_valid():
         messages.error(request, "Give a reason for skipping this item.")
@@ -296,7 +278,7 @@ def inspector_dashboard(request: HttpRequest) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 def inspect(request: HttpRequest, pk: int) -> HttpResponse:
-    item = access.item_for_inspector(request.user, pk)
+    item = access.access_item_for_inspection(request.user, pk)
     if request.method == "POST":
         errors = _inspection_action(request, item)
         if not errors:
@@ -375,9 +357,7 @@ def _inspection_rows(view: selectors.InspectionView) -> list[InspectionRow]:
 def _inspection_context(item: Item, errors: list[str]) -> dict[str, Any]:
     view = selectors.inspection_view(item=item)
     fields = [comparison.field for comparison in view.fields]
-    returnable = [
-        a for a in view.assignments if a.state in (Assignment.State.SUBMITTED, Assignment.State.REVISED)
-    ]
+    returnable = [a for a in view.assignments if a.state in Assignment.FINISHED_STATES]
     return {
         "item": item,
         "study": item.study,
@@ -385,6 +365,8 @@ def _inspection_context(item: Item, errors: list[str]) -> dict[str, Any]:
         "rows": _inspection_rows(view),
         "returnable": returnable,
         "can_act": item.status == Item.Status.INSPECTION,
+        # LiveClin: any MCQ check answered "no" flags the question set (docs/review.md).
+        "flagged": item.kind == ItemKind.QUESTION_SET and selectors.question_set_flagged(item),
         "errors": errors,
         **_item_content(item, None, fields),
     }
@@ -459,7 +441,7 @@ def _create_study(request: HttpRequest, form: StudyCreateForm) -> Study:
 
 @require_http_methods(["GET"])
 def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    study = access.study_for_progress(request.user, pk)
+    study = access.access_study_for_progress(request.user, pk)
     admin = is_admin(request.user)
     inspector = admin or is_inspector(request.user)
     progress = selectors.study_progress(study=study)
@@ -483,7 +465,7 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_http_methods(["POST"])
 def study_add_members(request: HttpRequest, pk: int) -> HttpResponse:
-    study = access.study_for_admin(request.user, pk)
+    study = access.access_study_for_management(request.user, pk)
     form = AddMembersForm(request.POST)
     if not form.is_valid():
         messages.error(request, "Choose at least one person and a role.")
@@ -503,7 +485,7 @@ def study_add_members(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_http_methods(["POST"])
 def study_add_items(request: HttpRequest, pk: int) -> HttpResponse:
-    study = access.study_for_admin(request.user, pk)
+    study = access.access_study_for_management(request.user, pk)
     form = AddItemsForm(request.POST, prefix="items")
     if not form.is_valid():
         messages.error(request, f"Items not added: {form.errors.as_text()}")
@@ -522,7 +504,7 @@ def study_add_items(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_http_methods(["POST"])
 def study_status(request: HttpRequest, pk: int) -> HttpResponse:
-    study = access.study_for_admin(request.user, pk)
+    study = access.access_study_for_management(request.user, pk)
     action = request.POST.get("action")
     try:
         if action == "start":

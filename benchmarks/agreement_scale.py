@@ -68,28 +68,10 @@ def _generate() -> int:
     from django.contrib.auth import get_user_model
     from django.db import transaction
 
-    from annotation.models import (
-        Assignment,
-        Item,
-        Profile,
-        Rank,
-        Rating,
-        Role,
-        Scale,
-        ScaleCategory,
-        Study,
-        TaskType,
-    )
-    from cases.models import (
-        Case,
-        CaseRevision,
-        Dataset,
-        GraderDecision,
-        GraderRun,
-        ModelResponse,
-        Release,
-        RubricCriterion,
-    )
+    from accounts.models import Profile, Rank, Role
+    from annotation.models import Assignment, Item, Rating, Scale, ScaleCategory, Study, TaskType
+    from cases.models import Case, CaseRevision, Dataset, ModelResponse, Release, RubricCriterion
+    from graders.models import GraderDecision, GraderRun
 
     rng = np.random.default_rng(2026)
     t0 = time.perf_counter()
@@ -207,7 +189,7 @@ def _time_page(study_id: int, repeat: int) -> None:
     from django.core.cache import cache
     from django.test import Client, override_settings
 
-    from annotation.models import Profile, Role
+    from accounts.models import Profile, Role
 
     user, created = get_user_model().objects.get_or_create(username="bench-researcher")
     if created:

@@ -5,7 +5,7 @@
         [--concurrency 32] [--workers 2] [--database-url postgres://...]
 
 Uses its own PostgreSQL database (default medreview_grading_bench, created and migrated if needed),
-starts the fake OpenAI-compatible endpoint (`manage.py fake_openai_server`) and N worker processes
+starts the fake OpenAI-compatible endpoint (`python -m devtools.fake_openai`) and N worker processes
 (`manage.py db_worker --queue-name grading`, TASKS_BACKEND=db), then starts one grading job with
 `parallel_tasks = N` so the config's concurrency limit is shared: each runner task uses concurrency / N
 threads and the workers claim the job's chunks from the database. Prints the wall time from job creation
@@ -108,7 +108,7 @@ def main() -> None:
 
     python = sys.executable
     server = subprocess.Popen(
-        [python, "manage.py", "fake_openai_server", "--port", str(args.port), "--latency-ms", str(args.latency_ms)],
+        [python, "-m", "devtools.fake_openai", "--port", str(args.port), "--latency-ms", str(args.latency_ms)],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
     )
     # Closed (and deleted) when the benchmark exits.

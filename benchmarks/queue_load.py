@@ -74,7 +74,8 @@ def _seed(n_items: int, n_physicians: int) -> tuple[int, dict[str, str]]:
     from django.contrib.auth.hashers import make_password
     from rest_framework.authtoken.models import Token
 
-    from annotation.models import Profile, Role, StudyMember
+    from accounts.models import Profile, Role
+    from annotation.models import StudyMember
     from annotation.services import ItemSelection, study_add_members, study_create, study_start
     from cases.models import Case, CaseRevision, Dataset, Release, RubricCriterion
 

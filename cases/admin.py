@@ -1,6 +1,6 @@
-"""Django admin for benchmark data. Imported text is immutable: cases, criteria, responses and
-grader outputs are browsable but never added, edited or deleted here (a changed text is a new
-revision, made by importing a release)."""
+"""Django admin for benchmark data. Imported text is immutable: cases, criteria and responses are
+browsable but never added, edited or deleted here (a changed text is a new revision, made by
+importing a release). Grader outputs: graders/admin.py."""
 
 from typing import Any
 
@@ -12,41 +12,15 @@ from cases.models import (
     Case,
     CaseRevision,
     Dataset,
-    GraderDecision,
-    GraderRun,
     ImportJob,
-    JudgeScore,
     ModelResponse,
-    PairwiseJudgement,
     QuestionSet,
     Release,
     RubricCriterion,
     Specialty,
     Theme,
 )
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-
-class ReadOnlyInline(admin.TabularInline):
-    extra = 0
-    can_delete = False
-    show_change_link = True
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
+from medreview.admin import ReadOnlyAdmin, ReadOnlyInline
 
 
 @admin.register(Dataset)
@@ -141,37 +115,6 @@ class ModelResponseAdmin(ReadOnlyAdmin):
     list_filter = ["model_name", "finish_reason", "revision__case__dataset"]
     search_fields = ["revision__case__external_id", "model_name", "text"]
     list_select_related = ["revision__case__dataset", "release__dataset"]
-
-
-@admin.register(GraderRun)
-class GraderRunAdmin(ReadOnlyAdmin):
-    list_display = ["name", "kind", "grader_model", "prompt_version", "release", "created_at"]
-    list_filter = ["kind", "grader_model"]
-    search_fields = ["name", "grader_model"]
-    list_select_related = ["release__dataset"]
-
-
-@admin.register(GraderDecision)
-class GraderDecisionAdmin(ReadOnlyAdmin):
-    list_display = ["run", "response", "criterion", "verdict", "created_at"]
-    list_filter = ["verdict", "run"]
-    search_fields = ["response__revision__case__external_id", "criterion__text", "reasoning"]
-    list_select_related = ["run", "response__revision__case__dataset", "criterion"]
-
-
-@admin.register(JudgeScore)
-class JudgeScoreAdmin(ReadOnlyAdmin):
-    list_display = ["run", "response", "axis", "status", "raw_score", "normalized_score"]
-    list_filter = ["status", "axis", "run"]
-    search_fields = ["response__revision__case__external_id"]
-    list_select_related = ["run", "response__revision__case__dataset"]
-
-
-@admin.register(PairwiseJudgement)
-class PairwiseJudgementAdmin(ReadOnlyAdmin):
-    list_display = ["run", "response_a", "response_b", "order", "verdict"]
-    list_filter = ["verdict", "order", "run"]
-    list_select_related = ["run", "response_a__revision__case__dataset", "response_b__revision__case__dataset"]
 
 
 @admin.register(ImportJob)

@@ -19,7 +19,7 @@ class DatasetListAPI(APIView):
     )
     def get(self, request: Request) -> Response:
         datasets = selectors.datasets_with_releases(
-            access.datasets_for_user(request.user), access.releases_for_user(request.user)
+            access.access_datasets_for_browsing(request.user), access.access_releases_for_browsing(request.user)
         )
         return Response(DatasetSerializer(datasets, many=True).data)
 
@@ -36,7 +36,7 @@ class ImportAPI(APIView):
         summary="Import a release file (admins); 201 imported, 200 unchanged or dry run, 400 refused",
     )
     def post(self, request: Request) -> Response:
-        access.require_importer(request.user)
+        access.check_can_import(request.user)
         incoming = ImportRequestSerializer(data=request.data)
         incoming.is_valid(raise_exception=True)
         data = incoming.validated_data

@@ -1,8 +1,8 @@
-"""The benchmark data physicians review: datasets, releases, cases and what graders said of them.
+"""The benchmark data physicians review: datasets, releases, cases, criteria and model responses.
 
 Imported text is immutable. A case's identity (`Case`) is separate from its text (`CaseRevision`):
 re-importing changed text adds a revision, and every rating, response and grader decision points
-at the exact revision (and criteria) it was about.
+at the exact revision (and criteria) it was about. What automated graders said lives in `graders`.
 """
 
 from django.conf import settings
@@ -262,139 +262,6 @@ class ModelResponse(models.Model):
 
     def __str__(self) -> str:
         return f"{self.model_name} on {self.revision}"
-
-
-class GraderKind(models.TextChoices):
-    RUBRIC_GRADER = "rubric-grader", "Rubric grader (one criterion per call)"
-    LLM_JUDGE = "llm-judge", "LLM-as-judge (holistic score)"
-    LIKERT_JUDGE = "likert-judge", "Likert judge (1-5 per axis)"
-    PAIRWISE_JUDGE = "pairwise-judge", "Pairwise judge (A / B / tie)"
-
-
-class GraderRun(models.Model):
-    """One automated grader applied to responses: imported from a file or run by a grading job."""
-
-    name = models.CharField(max_length=200, help_text="Shown in reports, e.g. 'GPT-4.1 rubric grader'")
-    kind = models.CharField(max_length=20, choices=GraderKind.choices)
-    grader_model = models.CharField(max_length=200)
-    prompt_version = models.CharField(max_length=100, blank=True)
-    release = models.ForeignKey(
-        Release, null=True, blank=True, on_delete=models.PROTECT, related_name="grader_runs",
-        help_text="Set when the decisions were imported from a file",
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["-created_at"]
-
-    def __str__(self) -> str:
-        return self.name
-
-
-class Verdict(models.TextChoices):
-    MET = "met", "Met"
-    NOT_MET = "not_met", "Not met"
-    INVALID = "invalid", "Invalid output"
-    FAILED = "failed", "Failed (no answer after retries)"
-
-
-class GraderOutputFields(models.Model):
-    """What every automated judgement keeps: the raw output is never dropped."""
-
-    raw_output = models.TextField(blank=True)
-    reasoning = models.TextField(blank=True, help_text="Reasoning or the quoted evidence")
-    error = models.TextField(blank=True)
-    latency_ms = models.PositiveIntegerField(null=True, blank=True)
-    input_tokens = models.PositiveIntegerField(null=True, blank=True)
-    output_tokens = models.PositiveIntegerField(null=True, blank=True)
-    attempts = models.PositiveSmallIntegerField(default=1)
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        abstract = True
-
-
-class GraderDecision(GraderOutputFields):
-    """A grader's verdict on one criterion for one response."""
-
-    run = models.ForeignKey(GraderRun, on_delete=models.CASCADE, related_name="decisions")
-    response = models.ForeignKey(ModelResponse, on_delete=models.PROTECT, related_name="grader_decisions")
-    criterion = models.ForeignKey(RubricCriterion, on_delete=models.PROTECT, related_name="grader_decisions")
-    verdict = models.CharField(max_length=8, choices=Verdict.choices)
-
-    class Meta:
-        ordering = ["run", "response", "criterion"]
-        constraints = [
-            models.UniqueConstraint(fields=["run", "response", "criterion"], name="decision_unique"),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.criterion_id} on {self.response_id}: {self.verdict}"
-
-    @property
-    def met(self) -> bool | None:
-        return {Verdict.MET: True, Verdict.NOT_MET: False}.get(self.verdict)
-
-
-class JudgeScore(GraderOutputFields):
-    """A judge's score for one response: holistic (axis "") or on one named axis (Likert)."""
-
-    run = models.ForeignKey(GraderRun, on_delete=models.CASCADE, related_name="scores")
-    response = models.ForeignKey(ModelResponse, on_delete=models.PROTECT, related_name="judge_scores")
-    axis = models.CharField(max_length=100, blank=True)
-    status = models.CharField(max_length=8, choices=Verdict.choices, default=Verdict.MET,
-                              help_text="met = a valid score; invalid / failed otherwise")
-    raw_score = models.FloatField(null=True, blank=True)
-    normalized_score = models.FloatField(null=True, blank=True, help_text="In [0, 1]")
-
-    class Meta:
-        ordering = ["run", "response", "axis"]
-        constraints = [
-            models.UniqueConstraint(fields=["run", "response", "axis"], name="judgescore_unique"),
-            models.CheckConstraint(
-                condition=Q(normalized_score__isnull=True)
-                | (Q(normalized_score__gte=0) & Q(normalized_score__lte=1)),
-                name="judgescore_normalized_range",
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.response_id} {self.axis or 'overall'}: {self.normalized_score}"
-
-
-class PairwiseVerdict(models.TextChoices):
-    A = "A", "A is better"
-    B = "B", "B is better"
-    TIE = "tie", "Tie"
-    INVALID = "invalid", "Invalid output"
-    FAILED = "failed", "Failed"
-
-
-class PairwiseJudgement(GraderOutputFields):
-    """A pairwise judge's verdict; each pair is asked in both orders to measure position bias.
-
-    `verdict` is expressed in terms of `response_a` / `response_b` regardless of `order`.
-    """
-
-    class Order(models.TextChoices):
-        AB = "ab", "A shown first"
-        BA = "ba", "B shown first"
-
-    run = models.ForeignKey(GraderRun, on_delete=models.CASCADE, related_name="pairwise")
-    response_a = models.ForeignKey(ModelResponse, on_delete=models.PROTECT, related_name="+")
-    response_b = models.ForeignKey(ModelResponse, on_delete=models.PROTECT, related_name="+")
-    order = models.CharField(max_length=2, choices=Order.choices)
-    verdict = models.CharField(max_length=8, choices=PairwiseVerdict.choices)
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(
-                fields=["run", "response_a", "response_b", "order"], name="pairwise_unique"
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.response_a_id} vs {self.response_b_id} ({self.order}): {self.verdict}"
 
 
 class ImportJobQuerySet(models.QuerySet["ImportJob"]):

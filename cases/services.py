@@ -7,7 +7,6 @@ transaction writes it with bulk inserts, or nothing at all.
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import time
 from collections import defaultdict, deque
@@ -24,14 +23,12 @@ from django.utils import timezone
 
 from cases import bulk
 from cases.importers import ImportIssue, ParsedCase, ParseResult, parse
+from cases.importers.writers import grade_writer
 from cases.models import (
     MCQ,
     Case,
     CaseRevision,
     Dataset,
-    GraderDecision,
-    GraderKind,
-    GraderRun,
     ImportFormat,
     ImportJob,
     ModelResponse,
@@ -40,7 +37,6 @@ from cases.models import (
     RubricCriterion,
     Specialty,
     Theme,
-    Verdict,
 )
 
 log = logging.getLogger(__name__)
@@ -382,8 +378,32 @@ def _names(model: type[Specialty] | type[Theme], names: set[str]) -> dict[str, i
 def _write_cases(plan: _Plan, dataset: Dataset, release: Release, progress: Progress | None) -> None:
     created = plan.created()
     total = sum(created.values()) + len(plan.reverted)
+    new_cases, targets, revisions = _insert_cases_and_revisions(plan, dataset, release)
+    done = len(new_cases) + len(revisions)
+    _notify(progress, "write", done, total)
+    written = list(zip((c for c, _, _ in targets), revisions, strict=True))
+    _insert_name_links(written)
+    done += _insert_criteria(written)
+    _notify(progress, "write", done, total)
+    _insert_question_sets(written)
+
+    moves = [(case_id, rev.pk) for (_, case_id, _), rev in zip(plan.changed, revisions[len(new_cases):], strict=True)]
+    moves += [(case_id, revision_id) for _, case_id, revision_id in plan.reverted]
+    if not bulk.is_postgres():
+        moves += [(case.pk, rev.pk) for case, rev in zip(new_cases, revisions, strict=False)]
+    bulk.set_current_revisions(moves)
+    _notify(progress, "write", total, total)
+
+
+_Target = tuple[ParsedCase, Case, int]  # (parsed case, its row, revision number)
+
+
+def _insert_cases_and_revisions(
+    plan: _Plan, dataset: Dataset, release: Release
+) -> tuple[list[Case], list[_Target], list[CaseRevision]]:
+    """New cases and the revisions of new and changed cases; new cases first, then changed ones."""
     new_cases = [Case(dataset=dataset, external_id=c.external_id) for c in plan.new_cases]
-    targets = [(c, row, 1) for c, row in zip(plan.new_cases, new_cases, strict=True)]
+    targets: list[_Target] = [(c, row, 1) for c, row in zip(plan.new_cases, new_cases, strict=True)]
     targets += [(c, Case(pk=case_id), number) for c, case_id, number in plan.changed]
     revisions = [
         CaseRevision(
@@ -405,35 +425,39 @@ def _write_cases(plan: _Plan, dataset: Dataset, release: Release, progress: Prog
     for (_, case, _), revision in zip(targets, revisions, strict=True):
         revision.case_id = case.pk
     bulk.insert(revisions)
-    done = len(new_cases) + len(revisions)
-    _notify(progress, "write", done, total)
+    return new_cases, targets, revisions
 
-    specialties = _names(Specialty, {s for c, _, _ in targets for s in c.specialties})
-    themes = _names(Theme, {t for c, _, _ in targets for t in c.themes})
+
+def _insert_name_links(written: list[tuple[ParsedCase, CaseRevision]]) -> None:
+    specialties = _names(Specialty, {s for c, _ in written for s in c.specialties})
+    themes = _names(Theme, {t for c, _ in written for t in c.themes})
     SpecialtyLink = CaseRevision.specialties.through
     ThemeLink = CaseRevision.themes.through
     bulk.insert([
         SpecialtyLink(caserevision_id=rev.pk, specialty_id=specialties[name])
-        for (c, _, _), rev in zip(targets, revisions, strict=True) for name in dict.fromkeys(c.specialties)
+        for c, rev in written for name in dict.fromkeys(c.specialties)
     ])
     bulk.insert([
         ThemeLink(caserevision_id=rev.pk, theme_id=themes[name])
-        for (c, _, _), rev in zip(targets, revisions, strict=True) for name in dict.fromkeys(c.themes)
+        for c, rev in written for name in dict.fromkeys(c.themes)
     ])
 
+
+def _insert_criteria(written: list[tuple[ParsedCase, CaseRevision]]) -> int:
     criteria = [
         RubricCriterion(
             revision_id=rev.pk, order=order, text=crit.text, points=crit.points, axis=crit.axis,
             tags=list(crit.tags),
         )
-        for (c, _, _), rev in zip(targets, revisions, strict=True)
+        for c, rev in written
         for order, crit in enumerate(c.criteria, start=1)
     ]
     bulk.insert(criteria)
-    done += len(criteria)
-    _notify(progress, "write", done, total)
+    return len(criteria)
 
-    with_sets = [(c, rev) for (c, _, _), rev in zip(targets, revisions, strict=True) if c.question_set]
+
+def _insert_question_sets(written: list[tuple[ParsedCase, CaseRevision]]) -> None:
+    with_sets = [(c, rev) for c, rev in written if c.question_set]
     question_sets = bulk.insert([
         QuestionSet(
             revision_id=rev.pk, scenario=c.question_set.scenario,
@@ -450,13 +474,6 @@ def _write_cases(plan: _Plan, dataset: Dataset, release: Release, progress: Prog
         for order, m in enumerate(c.question_set.mcqs, start=1)
     ])
 
-    moves = [(case_id, rev.pk) for (_, case_id, _), rev in zip(plan.changed, revisions[len(new_cases):], strict=True)]
-    moves += [(case_id, revision_id) for _, case_id, revision_id in plan.reverted]
-    if not bulk.is_postgres():
-        moves += [(case.pk, rev.pk) for case, rev in zip(new_cases, revisions, strict=False)]
-    bulk.set_current_revisions(moves)
-    _notify(progress, "write", total, total)
-
 
 def _write_responses(plan: _Plan, release: Release, model_name: str, progress: Progress | None) -> None:
     bulk.insert([
@@ -472,21 +489,12 @@ def _write_responses(plan: _Plan, release: Release, model_name: str, progress: P
 def _write_decisions(
     plan: _Plan, release: Release, model_name: str, grader_model: str, progress: Progress | None
 ) -> int:
-    run = GraderRun.objects.create(
-        name=f"{grader_model} on {model_name}", kind=GraderKind.RUBRIC_GRADER, grader_model=grader_model,
-        release=release,
+    # Grader output belongs to `graders`, which registered this writer (cases never imports graders).
+    run_id = grade_writer()(
+        release=release, model_name=model_name, grader_model=grader_model, decisions=plan.decisions
     )
-    verdicts = {True: Verdict.MET, False: Verdict.NOT_MET, None: Verdict.INVALID}
-    bulk.insert([
-        GraderDecision(
-            run_id=run.pk, response_id=response_id, criterion_id=criterion_id, verdict=verdicts[d.met],
-            raw_output=json.dumps(d.raw, ensure_ascii=False), reasoning=d.reasoning,
-            error="" if d.met is not None else "the grader's score was not 0 or 1",
-        )
-        for d, response_id, criterion_id in plan.decisions
-    ])
     _notify(progress, "write", len(plan.decisions), len(plan.decisions))
-    return run.pk
+    return run_id
 
 
 # --- Browser imports -------------------------------------------------------------------------

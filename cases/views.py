@@ -16,7 +16,7 @@ PAGE_SIZE = 50
 @require_http_methods(["GET", "POST"])
 def import_upload(request: HttpRequest) -> HttpResponse:
     """Upload a file; it is validated at once (a dry run) and shown before the admin confirms."""
-    access.require_importer(request.user)
+    access.check_can_import(request.user)
     form = ImportUploadForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["file"]
@@ -29,26 +29,26 @@ def import_upload(request: HttpRequest) -> HttpResponse:
             grader_model=form.cleaned_data["grader_model"].strip() or DEFAULT_GRADER_MODEL,
         )
         return redirect("cases:import_job", pk=job.pk)
-    jobs = access.import_jobs_for_user(request.user)[:10]
+    jobs = access.access_import_jobs_for_view(request.user)[:10]
     return render(request, "cases/import_upload.html", {"form": form, "jobs": jobs})
 
 
 @require_http_methods(["GET"])
 def import_job(request: HttpRequest, pk: int) -> HttpResponse:
-    job = access.import_job_for_user(request.user, pk)
+    job = access.access_import_job_for_view(request.user, pk)
     return render(request, "cases/import_job.html", {"job": job})
 
 
 @require_http_methods(["GET"])
 def import_job_progress(request: HttpRequest, pk: int) -> HttpResponse:
     """The htmx-polled fragment; it stops polling once the job is no longer queued or running."""
-    job = access.import_job_for_user(request.user, pk)
+    job = access.access_import_job_for_view(request.user, pk)
     return render(request, "cases/_import_progress.html", {"job": job})
 
 
 @require_http_methods(["POST"])
 def import_confirm(request: HttpRequest, pk: int) -> HttpResponse:
-    job = access.import_job_for_user(request.user, pk, write=True)
+    job = access.access_import_job_for_confirm(request.user, pk)
     services.import_job_confirm(job=job)
     return redirect("cases:import_job", pk=job.pk)
 
@@ -56,20 +56,20 @@ def import_confirm(request: HttpRequest, pk: int) -> HttpResponse:
 @require_http_methods(["GET"])
 def release_list(request: HttpRequest) -> HttpResponse:
     datasets = selectors.datasets_with_releases(
-        access.datasets_for_user(request.user), access.releases_for_user(request.user)
+        access.access_datasets_for_browsing(request.user), access.access_releases_for_browsing(request.user)
     )
     return render(request, "cases/release_list.html", {"datasets": datasets})
 
 
 @require_http_methods(["GET"])
 def release_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    release = access.release_for_user(request.user, pk)
+    release = access.access_release_for_browsing(request.user, pk)
     page = Paginator(selectors.release_revisions(release), PAGE_SIZE).get_page(request.GET.get("page"))
     return render(request, "cases/release_detail.html", {"release": release, "page": page})
 
 
 @require_http_methods(["GET"])
 def case_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    case = access.case_for_user(request.user, pk)
+    case = access.access_case_for_browsing(request.user, pk)
     revisions = selectors.case_revisions(case)
     return render(request, "cases/case_detail.html", {"case": case, "revisions": revisions})

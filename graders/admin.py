@@ -1,9 +1,21 @@
+"""Grader configurations, prompts and jobs, and the grader output they produce."""
+
 from typing import Any
 
 from django.contrib import admin
 from django.http import HttpRequest
 
-from graders.models import GraderConfig, GradingChunk, GradingJob, PromptTemplate
+from graders.models import (
+    GraderConfig,
+    GraderDecision,
+    GraderRun,
+    GradingChunk,
+    GradingJob,
+    JudgeScore,
+    PairwiseJudgement,
+    PromptTemplate,
+)
+from medreview.admin import ReadOnlyAdmin
 
 
 @admin.register(PromptTemplate)
@@ -49,3 +61,37 @@ class GradingJobAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+
+# Grader output, imported or made by jobs: browsable, never edited.
+
+
+@admin.register(GraderRun)
+class GraderRunAdmin(ReadOnlyAdmin):
+    list_display = ["name", "kind", "grader_model", "prompt_version", "release", "created_at"]
+    list_filter = ["kind", "grader_model"]
+    search_fields = ["name", "grader_model"]
+    list_select_related = ["release__dataset"]
+
+
+@admin.register(GraderDecision)
+class GraderDecisionAdmin(ReadOnlyAdmin):
+    list_display = ["run", "response", "criterion", "verdict", "created_at"]
+    list_filter = ["verdict", "run"]
+    search_fields = ["response__revision__case__external_id", "criterion__text", "reasoning"]
+    list_select_related = ["run", "response__revision__case__dataset", "criterion"]
+
+
+@admin.register(JudgeScore)
+class JudgeScoreAdmin(ReadOnlyAdmin):
+    list_display = ["run", "response", "axis", "status", "raw_score", "normalized_score"]
+    list_filter = ["status", "axis", "run"]
+    search_fields = ["response__revision__case__external_id"]
+    list_select_related = ["run", "response__revision__case__dataset"]
+
+
+@admin.register(PairwiseJudgement)
+class PairwiseJudgementAdmin(ReadOnlyAdmin):
+    list_display = ["run", "response_a", "response_b", "order", "verdict"]
+    list_filter = ["verdict", "order", "run"]
+    list_select_related = ["run", "response_a__revision__case__dataset", "response_b__revision__case__dataset"]

@@ -5,10 +5,10 @@ from graders import api
 app_name = "graders_api"
 
 urlpatterns = [
-    path("configs/", api.GraderConfigListApi.as_view(), name="config_list"),
-    path("configs/<int:pk>/", api.GraderConfigDetailApi.as_view(), name="config_detail"),
-    path("jobs/", api.GradingJobListApi.as_view(), name="job_list"),
-    path("jobs/<int:pk>/", api.GradingJobDetailApi.as_view(), name="job_detail"),
-    path("jobs/<int:pk>/cancel/", api.GradingJobCancelApi.as_view(), name="job_cancel"),
-    path("jobs/<int:pk>/resume/", api.GradingJobResumeApi.as_view(), name="job_resume"),
+    path("configs/", api.GraderConfigListAPI.as_view(), name="config_list"),
+    path("configs/<int:pk>/", api.GraderConfigDetailAPI.as_view(), name="config_detail"),
+    path("jobs/", api.GradingJobListAPI.as_view(), name="job_list"),
+    path("jobs/<int:pk>/", api.GradingJobDetailAPI.as_view(), name="job_detail"),
+    path("jobs/<int:pk>/cancel/", api.GradingJobCancelAPI.as_view(), name="job_cancel"),
+    path("jobs/<int:pk>/resume/", api.GradingJobResumeAPI.as_view(), name="job_resume"),
 ]

@@ -5,9 +5,9 @@ from typing import Any
 from django import forms
 
 from annotation.models import Study
-from cases.models import Dataset, GraderKind, Release
+from cases.models import Dataset, Release
 from graders import prompts
-from graders.models import GraderConfig
+from graders.models import GraderConfig, GraderKind
 
 
 class GraderConfigForm(forms.ModelForm):

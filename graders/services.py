@@ -30,29 +30,27 @@ from django.db.models import F, Q
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from cases.models import (
-    GraderDecision,
-    GraderKind,
-    GraderRun,
-    JudgeScore,
-    ModelResponse,
-    PairwiseJudgement,
-    PairwiseVerdict,
-    RubricCriterion,
-    Verdict,
-)
+from cases.models import ModelResponse, RubricCriterion
 from graders import client as grader_client
 from graders import prompts
 from graders.models import (
     STALE_AFTER,
     GraderConfig,
+    GraderDecision,
+    GraderKind,
+    GraderRun,
     GradingChunk,
     GradingJob,
     GradingRunnerSlot,
     JobStatus,
+    JudgeScore,
+    PairwiseJudgement,
+    PairwiseVerdict,
     PromptTemplate,
+    Verdict,
 )
 from graders.units import UnitKey, all_units, as_key, selection_label, selection_responses, stored_units
+from medreview.errors import ConflictError
 
 logger = logging.getLogger(__name__)
 
@@ -136,6 +134,16 @@ def grader_config_save(
     return config
 
 
+def grader_config_delete(*, config: GraderConfig) -> None:
+    """Delete a grader that never ran; its jobs (and their runs) keep it alive."""
+    # Locks the config row so a job cannot be created for it between the check and the delete.
+    with transaction.atomic():
+        locked = GraderConfig.objects.select_for_update().get(pk=config.pk)
+        if GradingJob.objects.filter(config=locked).exists():
+            raise ConflictError("This grader has grading jobs; it cannot be deleted.")
+        locked.delete()
+
+
 # ------------------------------------------------------------------------------------------ jobs
 
 
@@ -203,7 +211,7 @@ def grading_job_cancel(*, job: GradingJob) -> GradingJob:
     with transaction.atomic():
         job = GradingJob.objects.select_for_update().get(pk=job.pk)
         if not job.can_cancel:
-            raise ValidationError(f"A {job.get_status_display().lower()} job cannot be cancelled.")
+            raise ConflictError(f"A {job.get_status_display().lower()} job cannot be cancelled.")
         if job.status == JobStatus.QUEUED or job.is_stale:
             job.chunks.filter(status=GradingChunk.Status.RUNNING).update(
                 status=GradingChunk.Status.PENDING, heartbeat_at=None
@@ -222,7 +230,7 @@ def grading_job_resume(*, job: GradingJob) -> GradingJob:
     with transaction.atomic():
         job = GradingJob.objects.select_for_update().get(pk=job.pk)
         if not job.can_resume:
-            raise ValidationError(f"A {job.get_status_display().lower()} job cannot be resumed.")
+            raise ConflictError(f"A {job.get_status_display().lower()} job cannot be resumed.")
         # Only a stopped or stalled job gets here, so no live runner holds a chunk or a slot.
         job.chunks.filter(status=GradingChunk.Status.RUNNING).update(
             status=GradingChunk.Status.PENDING, heartbeat_at=None
@@ -245,7 +253,7 @@ def grading_job_retry_failed(*, job: GradingJob) -> GradingJob:
     with transaction.atomic():
         job = GradingJob.objects.select_for_update().get(pk=job.pk)
         if job.status in GradingJob.ACTIVE_STATES and not job.is_stale:
-            raise ValidationError("Wait until the job has stopped before retrying its failed decisions.")
+            raise ConflictError("Wait until the job has stopped before retrying its failed decisions.")
         for model in _answer_models(job.run.kind):
             status_field = "status" if model is JudgeScore else "verdict"
             model.objects.filter(run=job.run, **{status_field: Verdict.FAILED}).delete()

@@ -14,17 +14,8 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
-from cases.models import (
-    Dataset,
-    GraderDecision,
-    GraderKind,
-    GraderRun,
-    JudgeScore,
-    ModelResponse,
-    PairwiseJudgement,
-    Release,
-    RubricCriterion,
-)
+from cases.models import Dataset, ModelResponse, Release, RubricCriterion
+from graders.models import GraderDecision, GraderKind, GraderRun, JudgeScore, PairwiseJudgement
 
 UnitKey = tuple[Any, ...]
 

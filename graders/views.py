@@ -21,8 +21,7 @@ def _form_errors(form: GraderConfigForm, exc: ValidationError) -> None:
 
 @require_http_methods(["GET"])
 def config_list(request: HttpRequest) -> HttpResponse:
-    access.require_grader_admin(request.user)
-    configs = access.grader_configs_for(request.user)
+    configs = access.access_grader_configs_for_edit(request.user)
     return render(request, "graders/config_list.html", {"configs": configs})
 
 
@@ -44,25 +43,25 @@ def _config_form(request: HttpRequest, config: GraderConfig | None) -> HttpRespo
 
 @require_http_methods(["GET", "POST"])
 def config_create(request: HttpRequest) -> HttpResponse:
-    access.require_grader_admin(request.user)
+    access.check_can_manage_graders(request.user)
     return _config_form(request, None)
 
 
 @require_http_methods(["GET", "POST"])
 def config_edit(request: HttpRequest, pk: int) -> HttpResponse:
-    config = access.grader_config_for_edit(request.user, pk)
+    config = access.access_grader_config_for_edit(request.user, pk)
     return _config_form(request, config)
 
 
 @require_http_methods(["GET"])
 def job_list(request: HttpRequest) -> HttpResponse:
-    jobs = selectors.job_list(access.grading_jobs_for(request.user))[:200]
+    jobs = selectors.job_list(access.access_grading_jobs_for_view(request.user))[:200]
     return render(request, "graders/job_list.html", {"jobs": jobs})
 
 
 @require_http_methods(["GET", "POST"])
 def job_create(request: HttpRequest) -> HttpResponse:
-    configs = access.grader_configs_for(request.user)
+    configs = access.access_grader_configs_for_view(request.user)
     form = GradingJobForm(request.POST or None, configs=configs, initial={"config": request.GET.get("config")})
     if request.method == "POST" and form.is_valid():
         try:
@@ -84,19 +83,19 @@ def job_create(request: HttpRequest) -> HttpResponse:
 
 @require_http_methods(["GET"])
 def job_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    job = access.grading_job_for(request.user, pk)
+    job = access.access_grading_job_for_view(request.user, pk)
     problems = selectors.job_problem_answers(job)
     return render(request, "graders/job_detail.html", {"job": job, "problems": problems})
 
 
 @require_http_methods(["GET"])
 def job_progress(request: HttpRequest, pk: int) -> HttpResponse:
-    job = access.grading_job_for(request.user, pk)
+    job = access.access_grading_job_for_view(request.user, pk)
     return render(request, "graders/_job_progress.html", {"job": job})
 
 
 def _job_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
-    job = access.grading_job_for(request.user, pk)
+    job = access.access_grading_job_for_view(request.user, pk)
     service = {
         "cancel": services.grading_job_cancel,
         "resume": services.grading_job_resume,

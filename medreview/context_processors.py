@@ -1,6 +1,6 @@
 from django.http import HttpRequest
 
-from medreview.roles import user_role
+from accounts.roles import user_role
 
 
 def roles(request: HttpRequest) -> dict[str, str | None]:

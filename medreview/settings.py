@@ -5,6 +5,7 @@ SECRET_KEY     required unless DEBUG is on
 DEBUG          "1"/"true" to enable (default off)
 ALLOWED_HOSTS  comma-separated (default localhost,127.0.0.1 when DEBUG)
 TASKS_BACKEND  "db" (default: django-tasks-db, run `manage.py db_worker`) or "immediate"
+MEDREVIEW_DEV_TOOLS  "1" installs the `devtools` app (test doubles; never in production)
 """
 
 from pathlib import Path
@@ -44,11 +45,16 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_tasks",
     "django_tasks_db",
+    "accounts",
     "cases",
     "annotation",
     "agreement",
     "graders",
+    "demo",
 ]
+# Test and development doubles (the fake OpenAI endpoint command): tests and `dev.py demo` turn them on.
+if env_bool("MEDREVIEW_DEV_TOOLS", default=False):
+    INSTALLED_APPS.append("devtools")
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
@@ -164,7 +170,7 @@ SPECTACULAR_SETTINGS = {
         "ItemStatusEnum": "annotation.models.Item.Status",
         "StudyStatusEnum": "annotation.models.Study.Status",
         "AssignmentStateEnum": "annotation.models.Assignment.State",
-        "GraderKindEnum": "cases.models.GraderKind",
+        "GraderKindEnum": "graders.models.GraderKind",
         "ReleaseStatusEnum": "cases.models.Release.Status",
     },
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],

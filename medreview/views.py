@@ -3,8 +3,8 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect
 from django.views.decorators.http import require_GET
 
-from annotation.models import Role
-from medreview.roles import user_role
+from accounts.models import Role
+from accounts.roles import user_role
 
 
 @require_GET

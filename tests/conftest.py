@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
 
-from annotation.models import Profile, Rank, Role
+from accounts.models import Profile, Rank, Role
 
 PASSWORD = "correct-horse-battery-9"
 

@@ -8,14 +8,12 @@ from cases.models import (
     Case,
     CaseRevision,
     Dataset,
-    GraderDecision,
-    GraderRun,
     ModelResponse,
     QuestionSet,
     Release,
     RubricCriterion,
-    Verdict,
 )
+from graders.models import GraderDecision, GraderRun, Verdict
 
 _seq = itertools.count(1)
 

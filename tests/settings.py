@@ -8,6 +8,7 @@ import os
 # Settings refuse to start without a secret key outside DEBUG; tests otherwise run like production.
 os.environ.setdefault("SECRET_KEY", "medreview-test-suite-key")
 os.environ.setdefault("TASKS_BACKEND", "immediate")
+os.environ.setdefault("MEDREVIEW_DEV_TOOLS", "1")  # the fake OpenAI endpoint and its command
 
 from medreview.settings import *  # noqa: E402,F403
 from medreview.settings import STORAGES  # noqa: E402

@@ -1,4 +1,4 @@
-"""Template helpers for the review pages: safe Markdown, safe image URLs, small lookups."""
+"""Template helpers for the review pages: safe Markdown, safe image URLs, LiveClin details, durations."""
 
 from typing import Any
 
@@ -11,14 +11,6 @@ register = template.Library()
 # Guidelines and LiveClin tables are Markdown written by others (see medreview/safe_html.py).
 register.filter("markdown_safe", markdown_to_safe_html)
 register.filter("http_url", http_url)
-
-
-@register.filter(name="get")
-def get(mapping: Any, key: Any) -> Any:
-    """mapping[key] or None: templates cannot index with a variable."""
-    if isinstance(mapping, dict):
-        return mapping.get(key)
-    return None
 
 
 @register.filter(name="detail_url")

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from medreview.text import split_values
+
 # Han ideographs (CJK Unified + Extension A + compatibility). LiveMedBench decides the answer
 # language the same way ("if the content contains Chinese").
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
@@ -337,6 +339,17 @@ class Record:
             return []
         return value
 
+    def items(self, key: str, *, required: bool = False, if_empty: str = "") -> Iterator[Record]:
+        """A list of objects as records named `key[1]`, `key[2]`, ...; records that are not objects
+        are yielded too (with their error already noted) so callers decide whether to skip them.
+        `if_empty` is the error for a list that is present but empty. Lazy on purpose: each item's
+        problems are noted in file order, after the previous item's."""
+        values = self.list(key, required=required)
+        if if_empty and not values and isinstance(self.obj.get(key), list):
+            self.error(key, if_empty)
+        for i, value in enumerate(values, start=1):
+            yield Record(value, self.record, self.issues, prefix=self.name(f"{key}[{i}]"))
+
     def dict(self, key: str, *, required: bool = False) -> dict[str, Any]:
         value = self.obj.get(key)
         if value is None:
@@ -354,7 +367,7 @@ class Record:
         if value is None:
             return ()
         if isinstance(value, str):
-            return tuple(v.strip() for v in value.split(";") if v.strip())
+            return split_values(value, ";")
         if isinstance(value, list) and all(isinstance(v, str) for v in value):
             return tuple(v.strip() for v in value if v.strip())
         self.error(key, f"wrong type: expected a list of text, got {json_type(value)}")

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from cases.importers.base import (
@@ -74,70 +76,93 @@ def parse_json(data: bytes, file_name: str) -> ParseResult:
         rec = Record(item, index, issues)
         if not rec.ok:
             continue
-        criteria = []
-        for i, raw in enumerate(rec.list("criteria", required=True), start=1):
-            sub = Record(raw, index, issues, prefix=f"criteria[{i}]")
-            if sub.ok:
-                criteria.append(_criterion(sub))
-        case = _case(rec, tuple(criteria), item, {*CASE_FIELDS, "criteria"})
+        criteria = tuple(_criterion(sub) for sub in rec.items("criteria", required=True) if sub.ok)
+        case = _case(rec, criteria, item, {*CASE_FIELDS, "criteria"})
         check_duplicate(seen, case.external_id, index, issues, "id")
         result.cases.append(case)
     result.issues = issues.items
     return result
 
 
-def parse_csv(data: bytes, file_name: str) -> ParseResult:
-    issues = Issues(file_name)
-    result = ParseResult(kind="cases")
+@dataclass
+class _CsvCase:
+    """The rows of one case in a CSV file: case columns merged over its rows, one criterion a row."""
+
+    first_line: int
+    columns: dict[str, str] = field(default_factory=dict)
+    criteria: list[ParsedCriterion] = field(default_factory=list)
+    rows: list[dict[str, str]] = field(default_factory=list)
+
+    def merge(self, row: dict[str, str], line: int, external_id: str, issues: Issues) -> None:
+        """A case column may be left blank on later rows, but never given another value."""
+        for column, value in row.items():
+            if column in CRITERION_FIELDS or not value.strip():
+                continue
+            if column in self.columns and self.columns[column] != value:
+                issues.add(line, column, f"conflicts with the value on line {self.first_line} for case {external_id!r}")
+            self.columns.setdefault(column, value)
+
+
+def _csv_reader(data: bytes, issues: Issues) -> csv.DictReader | None:
+    """A reader with a trimmed header, or None (problem noted) if the text or columns are unusable."""
     text = decode(data, issues)
     if text is None:
-        result.issues = issues.items
-        return result
+        return None
     reader = csv.DictReader(io.StringIO(text, newline=""))
-    header = [h.strip() for h in (reader.fieldnames or [])]
-    reader.fieldnames = header
-    missing = [c for c in CSV_REQUIRED if c not in header]
+    reader.fieldnames = [h.strip() for h in (reader.fieldnames or [])]
+    missing = [c for c in CSV_REQUIRED if c not in reader.fieldnames]
     if missing:
         issues.add(1, ", ".join(missing), "missing required column")
-        result.issues = issues.items
-        return result
-    # id -> (first line, merged case columns, criteria, raw rows); insertion order = file order.
-    groups: dict[str, tuple[int, dict[str, Any], list[ParsedCriterion], list[dict[str, str]]]] = {}
-    last_id = None
+        return None
+    return reader
+
+
+def _csv_rows(reader: csv.DictReader, issues: Issues) -> Iterator[tuple[int, dict[str, str]]]:
+    """(line, row) for every non-blank row; an unreadable file ends the rows with its problem noted."""
     try:
         for row in reader:
             line = reader.line_num
             if None in row:
                 issues.add(line, None, f"{len(row[None])} more cells than the header has columns")
             row = {k: (v or "") for k, v in row.items() if k is not None}
-            if not any(v.strip() for v in row.values()):
-                continue
-            result.records += 1
-            rec = Record(row, line, issues)
-            external_id = rec.identifier("id")
-            if not external_id:
-                continue
-            if external_id in groups and external_id != last_id:
-                issues.add(line, "id", f"duplicate id {external_id!r}: the rows of a case must be "
-                                       f"consecutive (first seen at line {groups[external_id][0]})")
-            last_id = external_id
-            first_line, case_cols, criteria, raw_rows = groups.setdefault(external_id, (line, {}, [], []))
-            for column, value in row.items():
-                if column in CRITERION_FIELDS or not value.strip():
-                    continue
-                if column in case_cols and case_cols[column] != value:
-                    issues.add(line, column, f"conflicts with the value on line {first_line} for case {external_id!r}")
-                case_cols.setdefault(column, value)
-            if row.get("criterion", "").strip() or row.get("points", "").strip():
-                criteria.append(_criterion(rec))
-            raw_rows.append(row)
+            if any(v.strip() for v in row.values()):
+                yield line, row
     except csv.Error as exc:
         issues.add(reader.line_num, None, f"invalid CSV: {exc}")
+
+
+def _csv_cases(reader: csv.DictReader, issues: Issues, result: ParseResult) -> dict[str, _CsvCase]:
+    """The file's cases by id, in file order; a case's rows must be consecutive."""
+    cases: dict[str, _CsvCase] = {}
+    last_id = None
+    for line, row in _csv_rows(reader, issues):
+        result.records += 1
+        rec = Record(row, line, issues)
+        external_id = rec.identifier("id")
+        if not external_id:
+            continue
+        if external_id in cases and external_id != last_id:
+            issues.add(line, "id", f"duplicate id {external_id!r}: the rows of a case must be "
+                                   f"consecutive (first seen at line {cases[external_id].first_line})")
+        last_id = external_id
+        case = cases.setdefault(external_id, _CsvCase(first_line=line))
+        case.merge(row, line, external_id, issues)
+        if row.get("criterion", "").strip() or row.get("points", "").strip():
+            case.criteria.append(_criterion(rec))
+        case.rows.append(row)
+    return cases
+
+
+def parse_csv(data: bytes, file_name: str) -> ParseResult:
+    issues = Issues(file_name)
+    result = ParseResult(kind="cases")
+    reader = _csv_reader(data, issues)
+    cases = _csv_cases(reader, issues, result) if reader is not None else {}
     seen: dict[str, int] = {}
-    for external_id, (first_line, case_cols, criteria, raw_rows) in groups.items():
-        rec = Record(case_cols, first_line, issues)
-        check_duplicate(seen, external_id, first_line, issues, "id")
-        result.cases.append(_case(rec, tuple(criteria), {"rows": raw_rows}, {*CASE_FIELDS, *CRITERION_FIELDS}))
+    for external_id, case in cases.items():
+        rec = Record(case.columns, case.first_line, issues)
+        check_duplicate(seen, external_id, case.first_line, issues, "id")
+        result.cases.append(_case(rec, tuple(case.criteria), {"rows": case.rows}, {*CASE_FIELDS, *CRITERION_FIELDS}))
     result.issues = issues.items
     return result
 

@@ -1,12 +1,24 @@
 """LiveClin: JSONL, one case report a line, with its progressive exam under
-`exam_creation.final_policy`."""
+`exam_creation.final_policy`.
+
+LiveClin Appendix G separates *privileged* information (the source case report and the image
+captions; only the auditor's factual validation sees it) from what a test-taker sees (scenario,
+stems, images without captions, answers of previous steps). The parser keeps them apart: the case
+report comes from an optional `case_report` field or a side file mapping record ids to reports
+(`parse_case_reports`), never from the scenario; the captions are collected from the image details
+into their own list. A missing report stays missing (pages link the PMC / DOI source instead).
+"""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from cases.importers.base import (
     MCQ_LETTERS,
+    ImportIssue,
     Issues,
     ParsedCase,
     ParsedMCQ,
@@ -14,11 +26,95 @@ from cases.importers.base import (
     ParseResult,
     Record,
     check_duplicate,
+    decode,
     iter_jsonl,
+    json_type,
 )
 
 ID_KEYS = ("pmc", "pmid", "doi")
-KNOWN_KEYS = {*ID_KEYS, "Rarity", "Level1", "Level2", "exam_creation"}
+KNOWN_KEYS = {*ID_KEYS, "Rarity", "Level1", "Level2", "exam_creation", "case_report"}
+REPORT_FROM_RECORD = "record"
+REPORT_FROM_SIDE_FILE = "side file"
+SOURCE_URLS = {
+    "pmc": "https://pmc.ncbi.nlm.nih.gov/articles/{id}/",
+    "pmid": "https://pubmed.ncbi.nlm.nih.gov/{id}/",
+    "doi": "https://doi.org/{id}",
+}
+
+
+@dataclass(frozen=True)
+class LiveClinQuestionSet(ParsedQuestionSet):
+    """A question set with its privileged source. `captions` are the image captions, one
+    `{"mcq": 0 for the scenario or the MCQ's position, "image": position, "caption"}` each, in order;
+    `report_source` says where the report came from ("record", "side file", or "" when missing)."""
+
+    case_report: str = ""
+    report_source: str = ""
+    captions: tuple[dict[str, Any], ...] = ()
+
+
+def source_url(source: str) -> str:
+    """The public page of a case report from the revision's `source` ("pmc:PMC1100", "doi:10.1/x")."""
+    key, _, ident = source.partition(":")
+    template = SOURCE_URLS.get(key)
+    return template.format(id=ident.strip()) if template and ident.strip() else ""
+
+
+def image_captions(images: list[Any], mcq: int) -> list[dict[str, Any]]:
+    """The captions of one list of image details (scenario: mcq=0), without the images."""
+    found = []
+    for position, image in enumerate(images, start=1):
+        caption = image.get("caption") if isinstance(image, dict) else None
+        if isinstance(caption, str) and caption.strip():
+            found.append({"mcq": mcq, "image": position, "caption": caption})
+    return found
+
+
+def _report_mapping(text: str) -> dict[str, Any] | None:
+    """The whole side file as one `{id: report}` object, or None when it is JSONL (a single line
+    naming its record with pmc / pmid / doi is a JSONL file of one report)."""
+    if not text.lstrip().startswith("{"):
+        return None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(value, dict) or any(k in value for k in ID_KEYS):
+        return None
+    return value
+
+
+def parse_case_reports(data: bytes, file_name: str) -> tuple[dict[str, str], list[ImportIssue]]:
+    """A side file of source case reports: a JSON object mapping record ids to report text
+    (Markdown allowed), or JSONL lines `{"pmc" | "pmid" | "doi": id, "case_report": text}`."""
+    issues = Issues(file_name)
+    reports: dict[str, str] = {}
+    text = decode(data, issues)
+    if text is None:
+        return {}, issues.items
+    mapping = _report_mapping(text)
+    if mapping is not None:
+        for key, report in mapping.items():
+            if not isinstance(report, str):
+                issues.add(None, str(key), f"wrong type: expected text, got {json_type(report)}")
+            elif report.strip():
+                reports[str(key).strip()] = report
+        return reports, issues.items
+    seen: dict[str, int] = {}
+    for line, item in iter_jsonl(data, issues):
+        rec = Record(item, line, issues)
+        id_key = next((k for k in ID_KEYS if rec.has(k)), None)
+        if not rec.ok:
+            continue
+        if id_key is None:
+            issues.add(line, "pmc", "missing required field: one of pmc, pmid, doi")
+            continue
+        external_id = rec.identifier(id_key)
+        check_duplicate(seen, external_id, line, issues, id_key)
+        report = rec.text("case_report", required=True, non_empty=True)
+        if external_id and report.strip():
+            reports[external_id] = report
+    return reports, issues.items
 
 
 def _details(rec: Record, key: str) -> list[Any]:
@@ -34,10 +130,7 @@ def _details(rec: Record, key: str) -> list[Any]:
     return value
 
 
-def _mcq(item: Any, line: int, issues: Issues, prefix: str) -> ParsedMCQ | None:
-    sub = Record(item, line, issues, prefix=prefix)
-    if not sub.ok:
-        return None
+def _mcq(sub: Record) -> ParsedMCQ:
     question = sub.text("question", required=True, non_empty=True)
     raw_options = sub.dict("options", required=True)
     options: dict[str, str] = {}
@@ -61,8 +154,39 @@ def _mcq(item: Any, line: int, issues: Issues, prefix: str) -> ParsedMCQ | None:
     )
 
 
-def parse(data: bytes, file_name: str) -> ParseResult:
+def _question_set(
+    policy: Record, rec: Record, external_id: str, side_reports: Mapping[str, str]
+) -> LiveClinQuestionSet:
+    scenario = policy.text("scenario", required=True, non_empty=True)
+    mcqs = [
+        _mcq(sub)
+        for sub in policy.items("mcqs", required=True, if_empty="a question set needs at least one MCQ")
+        if sub.ok
+    ]
+    scenario_images = _details(policy, "scenario_image_details")
+    captions = image_captions(scenario_images, 0)
+    for position, mcq in enumerate(mcqs, start=1):
+        captions += image_captions(mcq.image_details, position)
+    report = rec.text("case_report")
+    source = REPORT_FROM_RECORD if report.strip() else ""
+    if not source and side_reports.get(external_id, "").strip():
+        report, source = side_reports[external_id], REPORT_FROM_SIDE_FILE
+    return LiveClinQuestionSet(
+        scenario=scenario,
+        scenario_images=scenario_images,
+        scenario_tables=_details(policy, "scenario_table_details"),
+        mcqs=tuple(mcqs),
+        case_report=report if source else "",
+        report_source=source,
+        captions=tuple(captions),
+    )
+
+
+def parse(data: bytes, file_name: str, *, case_reports: Mapping[str, str] | None = None) -> ParseResult:
+    """Parse a LiveClin file; `case_reports` (from `parse_case_reports`) supplies the source report
+    of records without a `case_report` field. A side-file id no record names is reported."""
     issues = Issues(file_name)
+    side_reports = case_reports or {}
     result = ParseResult(kind="cases")
     seen: dict[str, int] = {}
     for line, item in iter_jsonl(data, issues):
@@ -86,21 +210,7 @@ def parse(data: bytes, file_name: str) -> ParseResult:
         policy = Record(exam["final_policy"], line, issues, prefix="exam_creation.final_policy")
         if not policy.ok:
             continue
-        scenario = policy.text("scenario", required=True, non_empty=True)
-        mcqs = []
-        raw_mcqs = policy.list("mcqs", required=True)
-        if "mcqs" in policy.obj and isinstance(policy.obj["mcqs"], list) and not raw_mcqs:
-            policy.error("mcqs", "a question set needs at least one MCQ")
-        for i, raw_mcq in enumerate(raw_mcqs, start=1):
-            mcq = _mcq(raw_mcq, line, issues, prefix=policy.name(f"mcqs[{i}]"))
-            if mcq is not None:
-                mcqs.append(mcq)
-        question_set = ParsedQuestionSet(
-            scenario=scenario,
-            scenario_images=_details(policy, "scenario_image_details"),
-            scenario_tables=_details(policy, "scenario_table_details"),
-            mcqs=tuple(mcqs),
-        )
+        question_set = _question_set(policy, rec, external_id, side_reports)
         extra = rec.unknown_keys(KNOWN_KEYS)
         policy_extra = policy.unknown_keys({"scenario", "scenario_image_details", "scenario_table_details", "mcqs"})
         if policy_extra:
@@ -109,7 +219,7 @@ def parse(data: bytes, file_name: str) -> ParseResult:
             record=line,
             external_id=external_id,
             # The scenario is what an examinee reads; it doubles as the narrative on review pages.
-            narrative=scenario,
+            narrative=question_set.scenario,
             rarity=rec.text("Rarity"),
             icd_chapter=rec.text("Level1"),
             disease_cluster=rec.text("Level2"),
@@ -118,5 +228,7 @@ def parse(data: bytes, file_name: str) -> ParseResult:
             raw=item,
             question_set=question_set,
         ))
+    for unknown in sorted(set(side_reports) - set(seen)):
+        issues.add(None, "case_report", f"the case-report side file names {unknown!r}, which no record of the file has")
     result.issues = issues.items
     return result

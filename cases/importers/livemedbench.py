@@ -24,8 +24,7 @@ CRITERION_KEYS = {"criterion", "points", "axe", "axis", "tags"}
 
 def parse_criteria(rec: Record, key: str, *, required: bool = True) -> tuple[ParsedCriterion, ...]:
     criteria = []
-    for i, item in enumerate(rec.list(key, required=required), start=1):
-        sub = Record(item, rec.record, rec.issues, prefix=rec.name(f"{key}[{i}]"))
+    for sub in rec.items(key, required=required):
         if not sub.ok:
             continue
         text = sub.text("criterion", required=True, non_empty=True)

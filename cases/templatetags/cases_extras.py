@@ -14,11 +14,6 @@ register.filter("cases_markdown", markdown_to_safe_html)
 register.filter("http_url", http_url)
 
 
-@register.filter(name="get_item")
-def get_item(mapping: Any, key: str) -> Any:
-    return mapping.get(key, "") if isinstance(mapping, dict) else ""
-
-
 @register.filter(name="table_markdown")
 def table_markdown(table: Any) -> str:
     """LiveClin table details keep the table's Markdown; releases name that key differently."""

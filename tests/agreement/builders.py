@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from django.contrib.auth.models import AbstractBaseUser
 
 from annotation.models import Assignment, Item, Rating, Scale, ScaleCategory, Study, TaskType
-from cases.models import CaseRevision, GraderDecision, GraderRun, ModelResponse, RubricCriterion
+from cases.models import CaseRevision, ModelResponse, RubricCriterion
+from graders.models import GraderDecision, GraderRun
 from tests.factories import make_case, make_response
 
 # slug -> (scale slug, ordered, [(value, approves)], target, item kind)

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from accounts.models import Rank, Role
 from agreement import metrics
 from agreement.metrics import macro_f1_from_counts
 from agreement.reports import build_report
 from agreement.selectors import Selection
-from annotation.models import Rank, Role
-from cases.models import GraderDecision, JudgeScore
+from graders.models import GraderDecision, JudgeScore
 from tests.agreement.builders import (
     case_item,
     ensure_task,
@@ -121,7 +121,7 @@ def test_it_compares_graders_only_on_pairs_physicians_rated(three_raters):
 
 def test_it_correlates_judge_scores_with_consensus(three_raters):
     data = reliability_study(three_raters, n_cases=4)
-    from cases.models import GraderRun
+    from graders.models import GraderRun
     judge = GraderRun.objects.create(name="Judge", kind="llm-judge", grader_model="gpt-4.1")
     responses = sorted(data.response_model)
     values = {r: (i * 37 % 11) / 10 for i, r in enumerate(responses)}
@@ -218,7 +218,7 @@ def test_it_flags_an_outlier_rater(db):
 
 @pytest.mark.parametrize("graders_installed", [True, False])
 def test_it_reports_pairwise_position_bias(physician_a, physician_b, monkeypatch, graders_installed):
-    from cases.models import GraderRun, PairwiseJudgement
+    from graders.models import GraderRun, PairwiseJudgement
     from tests.agreement.builders import response_item
     from tests.factories import make_response
 
@@ -232,7 +232,8 @@ def test_it_reports_pairwise_position_bias(physician_a, physician_b, monkeypatch
         PairwiseJudgement.objects.create(run=judge, response_a=first, response_b=second, order="ab", verdict=ab)
         PairwiseJudgement.objects.create(run=judge, response_a=first, response_b=second, order="ba", verdict=ba)
     if not graders_installed:
-        # Without the graders app's selector the report counts flips from the selection itself.
+        # The statistic lives in agreement.metrics and the read in agreement.selectors: the report
+        # needs nothing from graders.selectors (it used to fall back to a second implementation).
         monkeypatch.setitem(__import__("sys").modules, "graders.selectors", None)
     row = _row(build_report(Selection(study_id=study.pk)), "position_bias", grader=f"Pairwise judge (#{judge.pk})")
     assert row["n_both_orders"] == 4
@@ -241,7 +242,7 @@ def test_it_reports_pairwise_position_bias(physician_a, physician_b, monkeypatch
 
 
 def test_it_pools_one_graders_per_model_runs_into_one_row(three_raters):
-    from cases.models import GraderRun
+    from graders.models import GraderRun
 
     data = reliability_study(three_raters, n_cases=3)
     original = data.runs[0]
@@ -265,7 +266,7 @@ def test_it_pools_one_graders_per_model_runs_into_one_row(three_raters):
 
 
 def test_it_keeps_two_gradings_of_the_same_pairs_apart(three_raters):
-    from cases.models import GraderRun
+    from graders.models import GraderRun
 
     data = reliability_study(three_raters, n_cases=2)
     rerun = GraderRun.objects.create(name="Grader 0 again", kind="rubric-grader", grader_model="gpt-0")
@@ -315,7 +316,7 @@ def test_it_handles_raters_who_each_label_only_some_pairs(db):
     study = make_study()
     task = ensure_task("grader-reliability")
     rng = random.Random(11)
-    from cases.models import GraderRun
+    from graders.models import GraderRun
     run = GraderRun.objects.create(name="Grader", kind="rubric-grader", grader_model="g")
     human: dict[tuple[int, int], dict[int, str]] = {}
     grader: dict[tuple[int, int], str] = {}

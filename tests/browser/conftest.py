@@ -101,3 +101,14 @@ def sign_in(page, live_server, username: str, password: str) -> None:
     page.fill("#id_password", password)
     page.press("#id_password", "Enter")
     page.wait_for_load_state("domcontentloaded")
+
+
+def submit_and_wait(page, action) -> None:
+    """Submit (by `action`) and wait until the page the server answered with has been swapped in.
+
+    Submitting no longer loads a page: static/js/rating.js posts the form and swaps in the answer
+    (the next item, this item with its errors, or "nothing left"), then logs it in medreviewTiming.
+    """
+    before = page.evaluate("window.medreviewTiming ? window.medreviewTiming.items.length : 0")
+    action()
+    page.wait_for_function(f"window.medreviewTiming && window.medreviewTiming.items.length > {before}")

@@ -7,8 +7,8 @@ from playwright.sync_api import expect
 
 from annotation import selectors
 from annotation.models import Assignment, FinalLabel, Item, Rating
-from tests.annotation.test_views_support import claim_and_submit, make_running_study
-from tests.browser.conftest import sign_in
+from tests.annotation.builders import claim_and_submit, make_running_study
+from tests.browser.conftest import sign_in, submit_and_wait
 from tests.conftest import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -64,8 +64,7 @@ def test_it_rates_a_case_with_the_keyboard_and_keeps_the_draft_across_a_reload(
     page.keyboard.type("Antibiotics are not a standard for a viral illness")
     page.keyboard.press("Escape")
     page.wait_for_timeout(1100)  # so the visible time on the item is at least a second
-    with page.expect_navigation():
-        page.keyboard.press("Enter")
+    submit_and_wait(page, lambda: page.keyboard.press("Enter"))
 
     assignment.refresh_from_db()
     assert assignment.state == Assignment.State.SUBMITTED
@@ -129,8 +128,7 @@ def test_it_returns_an_item_and_the_physician_revises_it(
     assert _checked(page, 3) == fields[3].categories[0].value  # previous labels prefilled
     page.locator("#field-3").click()
     page.keyboard.press("n")
-    with page.expect_navigation():
-        page.keyboard.press("Enter")
+    submit_and_wait(page, lambda: page.keyboard.press("Enter"))
 
     mine.refresh_from_db()
     assert mine.state == Assignment.State.REVISED

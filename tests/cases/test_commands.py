@@ -8,8 +8,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from annotation.models import Profile
-from cases.models import MCQ, Case, GraderDecision, ModelResponse, QuestionSet, Release
+from accounts.models import Profile
+from cases.models import MCQ, Case, ModelResponse, QuestionSet, Release
+from graders.models import GraderDecision
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -10,17 +10,15 @@ from cases.models import (
     Case,
     CaseRevision,
     Dataset,
-    GraderDecision,
-    GraderRun,
     ModelResponse,
     QuestionSet,
     Release,
     RubricCriterion,
     Specialty,
     Theme,
-    Verdict,
 )
 from cases.services import release_import
+from graders.models import GraderDecision, GraderRun, Verdict
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TABLES = (Dataset, Release, Case, CaseRevision, RubricCriterion, QuestionSet, MCQ, ModelResponse, GraderRun,

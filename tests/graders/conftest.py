@@ -4,10 +4,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from cases.models import GraderKind
+from devtools.fake_openai import FakeBehaviour, FakeOpenAIServer
 from graders import services
-from graders.fake_server import FakeBehaviour, FakeOpenAIServer
-from graders.models import GraderConfig
+from graders.models import GraderConfig, GraderKind
 
 API_KEY_ENV = "MEDREVIEW_TEST_GRADER_KEY"
 API_KEY = "sk-test-SECRET-4f9b2c7e1d"  # a distinctive string so a leak anywhere is detectable

@@ -5,9 +5,8 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from cases.models import GraderKind
 from graders import services
-from graders.models import GraderConfig, GradingJob, JobStatus
+from graders.models import GraderConfig, GraderKind, GradingJob, JobStatus
 from tests.graders.conftest import API_KEY_ENV
 from tests.graders.test_jobs import build_release
 

@@ -5,10 +5,20 @@ from typing import Any
 import pytest
 from django.db.models import Count
 
-from cases.models import GraderDecision, GraderKind, JudgeScore, PairwiseJudgement, Release, Verdict
+from cases.models import Release
+from devtools.fake_openai import FakeBehaviour, expected_met, expected_score
 from graders import services
-from graders.fake_server import FakeBehaviour, expected_met, expected_score
-from graders.models import GraderConfig, GradingChunk, GradingJob, JobStatus
+from graders.models import (
+    GraderConfig,
+    GraderDecision,
+    GraderKind,
+    GradingChunk,
+    GradingJob,
+    JobStatus,
+    JudgeScore,
+    PairwiseJudgement,
+    Verdict,
+)
 from tests.factories import make_case, make_release, make_response
 from tests.graders.conftest import make_config
 

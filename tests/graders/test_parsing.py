@@ -4,9 +4,9 @@ import random
 
 import pytest
 
-from cases.models import GraderKind, PairwiseVerdict, Verdict
 from graders import prompts
 from graders.client import backoff_delay
+from graders.models import GraderKind, PairwiseVerdict, Verdict
 
 
 @pytest.mark.parametrize(("text", "verdict", "reasoning"), [

@@ -5,8 +5,8 @@ import logging
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from cases.models import GraderDecision
-from graders.fake_server import FakeBehaviour
+from devtools.fake_openai import FakeBehaviour
+from graders.models import GraderDecision
 from tests.conftest import login
 from tests.graders.conftest import API_KEY
 from tests.graders.test_jobs import build_release, start_job

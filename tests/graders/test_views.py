@@ -3,9 +3,8 @@
 import pytest
 from django.urls import reverse
 
-from cases.models import GraderKind
 from graders import services
-from graders.models import GraderConfig, GradingJob, JobStatus, PromptTemplate
+from graders.models import GraderConfig, GraderKind, GradingJob, JobStatus, PromptTemplate
 from tests.conftest import login
 from tests.graders.conftest import API_KEY_ENV, make_config
 from tests.graders.test_jobs import build_release, start_job
@@ -106,7 +105,7 @@ def test_it_shows_progress_figures_and_polls_while_the_job_runs(client, research
 def test_it_stops_polling_and_shows_invalid_outputs_when_done(
     client, researcher, fake_server, rubric_config, django_capture_on_commit_callbacks, django_assert_max_num_queries
 ):
-    from graders.fake_server import FakeBehaviour
+    from devtools.fake_openai import FakeBehaviour
 
     fake_server.behaviour = FakeBehaviour(mode="malformed")
     job = start_job(rubric_config, build_release(cases=1), django_capture_on_commit_callbacks)
@@ -216,7 +215,7 @@ def test_it_refuses_a_prompt_of_another_kind(fake_server, db):
 def test_it_creates_the_demo_graders_once(db):
     import io
 
-    from graders.demo import DEMO_KEY_ENV, load_demo_graders
+    from demo.graders import DEMO_KEY_ENV, load_demo_graders
 
     load_demo_graders(stdout=io.StringIO())
     load_demo_graders(stdout=io.StringIO())

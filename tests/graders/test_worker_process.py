@@ -13,10 +13,9 @@ from django.db import connection
 from django.db.models import Count
 from django.utils import timezone
 
-from cases.models import GraderDecision
+from devtools.fake_openai import FakeBehaviour, FakeOpenAIServer
 from graders import services
-from graders.fake_server import FakeBehaviour, FakeOpenAIServer
-from graders.models import GradingChunk, GradingJob, JobStatus
+from graders.models import GraderDecision, GradingChunk, GradingJob, JobStatus
 from tests.graders.conftest import API_KEY, API_KEY_ENV, make_config
 from tests.graders.test_jobs import build_release
 

@@ -30,13 +30,7 @@ def _number(text: str) -> int | float | None:
     return int(value) if value.is_integer() else value
 
 
-def read_ratings(
-    path: Path, *, categories: list[str] | None, id_column: str | None, no_id_column: bool
-) -> tuple[list[str], list[str], list[list[Any]], list[Any]]:
-    """(rater names, subject ids, ratings subjects x raters with None missing, categories).
-
-    Raises CommandError naming the file, the line and the column of the first bad cell.
-    """
+def _read_rows(path: Path) -> list[list[str]]:
     try:
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
@@ -46,13 +40,54 @@ def read_ratings(
     rows = list(csv.reader(text.splitlines()))
     if not rows:
         raise CommandError(f"{path}: empty file; expected a header row of rater names")
+    return rows
+
+
+def _has_id_column(path: Path, header: list[str], id_column: str | None, no_id_column: bool) -> bool:
+    if id_column is None:
+        return not no_id_column and header[0].lower() in ID_HEADERS
+    if header[0] != id_column:
+        raise CommandError(f"{path}, line 1: the first column is {header[0]!r}, not the id column {id_column!r}")
+    return True
+
+
+def _check_labels(
+    path: Path, line: int, subject: str, raters: list[str], cells: list[str], declared: list[str] | None
+) -> None:
+    if declared is None:
+        return
+    for rater, cell in zip(raters, cells, strict=True):
+        if cell and cell not in declared:
+            raise CommandError(
+                f"{path}, line {line} (subject {subject!r}), column {rater!r}: label {cell!r} is not one of "
+                f"the categories {', '.join(declared)}"
+            )
+
+
+def _numeric_scale(
+    table: list[list[Any]], cats: list[Any], *, declared: bool
+) -> tuple[list[list[Any]], list[Any]]:
+    """Numeric scales keep their values (AC2 weights and interval alpha use them); others stay text."""
+    numeric = [_number(c) for c in cats]
+    if not cats or any(n is None for n in numeric):
+        return table, cats
+    as_number = dict(zip(cats, numeric, strict=True))
+    table = [[as_number.get(c) if c is not None else None for c in r] for r in table]
+    if not declared:
+        numeric = sorted(numeric)
+    return table, numeric
+
+
+def read_ratings(
+    path: Path, *, categories: list[str] | None, id_column: str | None, no_id_column: bool
+) -> tuple[list[str], list[str], list[list[Any]], list[Any]]:
+    """(rater names, subject ids, ratings subjects x raters with None missing, categories).
+
+    Raises CommandError naming the file, the line and the column of the first bad cell.
+    """
+    rows = _read_rows(path)
     header = [h.strip() for h in rows[0]]
-    if id_column is not None:
-        if header[0] != id_column:
-            raise CommandError(f"{path}, line 1: the first column is {header[0]!r}, not the id column {id_column!r}")
-        has_id = True
-    else:
-        has_id = not no_id_column and header[0].lower() in ID_HEADERS
+    has_id = _has_id_column(path, header, id_column, no_id_column)
     raters = header[1:] if has_id else header
     if len(raters) < 2:
         raise CommandError(f"{path}, line 1: need at least two rater columns, found {len(raters)}: {raters}")
@@ -65,27 +100,13 @@ def read_ratings(
             raise CommandError(f"{path}, line {line}: {len(row)} fields, the header has {len(header)}")
         subject = row[0].strip() if has_id else str(line - 1)
         cells = [c.strip() for c in (row[1:] if has_id else row)]
-        for rater, cell in zip(raters, cells, strict=True):
-            if cell and declared is not None and cell not in declared:
-                raise CommandError(
-                    f"{path}, line {line} (subject {subject!r}), column {rater!r}: label {cell!r} is not one of "
-                    f"the categories {', '.join(declared)}"
-                )
+        _check_labels(path, line, subject, raters, cells, declared)
         subjects.append(subject)
         table.append([c or None for c in cells])
     if not table:
         raise CommandError(f"{path}: no ratings below the header")
     observed = sorted({c for r in table for c in r if c is not None})
-    cats: list[Any] = declared if declared is not None else observed
-    numeric = [_number(c) for c in cats]
-    if cats and all(n is not None for n in numeric):
-        # Numeric scales keep their values (AC2 weights and interval alpha use them).
-        as_number = dict(zip(cats, numeric, strict=True))
-        table = [[as_number.get(c) if c is not None else None for c in r] for r in table]
-        cats = numeric
-        if declared is None:
-            order = sorted(range(len(cats)), key=lambda i: cats[i])
-            cats = [cats[i] for i in order]
+    table, cats = _numeric_scale(table, declared if declared is not None else observed, declared=declared is not None)
     return raters, subjects, table, cats
 
 

@@ -15,7 +15,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from agreement import exports
 from agreement.reports import build_report
-from agreement.selectors import STRATA, Selection
+from agreement.selection import STRATA, Selection, split_pseudonyms
 from annotation.models import Study
 
 
@@ -50,8 +50,7 @@ class Command(BaseCommand):
                 study_id=options["study"], tasks=tuple(options["task"]), models=tuple(options["model"]),
                 graders=tuple(options["grader"]), filters=tuple(filters), stratify_by=options["stratify_by"],
                 group_by=options["group_by"],
-                group_a=tuple(p.strip() for p in options["group_a"].split(",") if p.strip()),
-                group_b=tuple(p.strip() for p in options["group_b"].split(",") if p.strip()),
+                group_a=split_pseudonyms(options["group_a"]), group_b=split_pseudonyms(options["group_b"]),
             )
             report = build_report(selection)
         except ValueError as exc:

@@ -1,0 +1,14 @@
+from django.urls import path
+
+from accounts import api
+
+app_name = "accounts_api"
+
+urlpatterns = [
+    path("", api.AccountListAPI.as_view(), name="account_list"),
+    path("import/", api.AccountImportAPI.as_view(), name="account_import"),
+    path("<str:username>/", api.AccountDetailAPI.as_view(), name="account_detail"),
+    path("<str:username>/deactivate/", api.AccountDeactivateAPI.as_view(), name="account_deactivate"),
+    path("<str:username>/reactivate/", api.AccountReactivateAPI.as_view(), name="account_reactivate"),
+    path("<str:username>/invite/", api.AccountInviteAPI.as_view(), name="account_invite"),
+]

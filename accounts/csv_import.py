@@ -1,0 +1,164 @@
+"""Accounts from a CSV file: parsed and validated whole before anything is written.
+
+One row per account; columns (header required, order free):
+
+    username,email,role,rank,specialties,languages,first_name,last_name
+
+`username` and `role` are required; `specialties` and `languages` are `;`-separated. Every problem
+is reported with its line and column, and one bad row refuses the whole file (the service writes
+nothing unless `errors` is empty).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from dataclasses import dataclass, field
+
+from django.contrib.auth.validators import UnicodeUsernameValidator
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
+
+from accounts.models import Rank, Role
+from medreview.text import split_values
+
+COLUMNS = ("username", "email", "role", "rank", "specialties", "languages", "first_name", "last_name")
+REQUIRED = ("username", "role")
+MAX_ROWS = 5000
+# BCP 47 primary tags as the profile stores them (en, zh, pt-BR).
+_LANGUAGE = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{2,8})*")
+_LIMITS = {"username": 150, "email": 254, "first_name": 150, "last_name": 150}
+
+
+@dataclass(frozen=True)
+class AccountRow:
+    line: int
+    username: str
+    role: str
+    email: str = ""
+    rank: str = ""
+    specialties: tuple[str, ...] = ()
+    languages: tuple[str, ...] = ()
+    first_name: str = ""
+    last_name: str = ""
+
+
+@dataclass(frozen=True)
+class RowError:
+    line: int | None
+    column: str | None
+    message: str
+
+    def __str__(self) -> str:
+        where = [f"line {self.line}" if self.line is not None else "file"]
+        if self.column:
+            where.append(f"column {self.column}")
+        return f"{', '.join(where)}: {self.message}"
+
+    def as_dict(self) -> dict[str, object]:
+        return {"line": self.line, "column": self.column, "message": self.message}
+
+
+@dataclass
+class ParsedAccounts:
+    rows: list[AccountRow] = field(default_factory=list)
+    errors: list[RowError] = field(default_factory=list)
+
+
+def _decode(data: bytes, result: ParsedAccounts) -> str | None:
+    try:
+        text = data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        result.errors.append(RowError(None, None, f"not UTF-8 (byte offset {exc.start}); save the file as UTF-8"))
+        return None
+    if "\x00" in text:
+        line = text[: text.index("\x00")].count("\n") + 1
+        result.errors.append(RowError(line, None, "contains a NUL character"))
+        return None
+    return text
+
+
+def _check_header(header: list[str], result: ParsedAccounts) -> bool:
+    missing = [c for c in REQUIRED if c not in header]
+    unknown = [c for c in header if c not in COLUMNS]
+    if missing:
+        result.errors.append(RowError(1, ", ".join(missing), "missing required column"))
+    if unknown:
+        result.errors.append(RowError(1, ", ".join(unknown), f"unknown column; expected {', '.join(COLUMNS)}"))
+    if len(set(header)) != len(header):
+        result.errors.append(RowError(1, None, "a column appears twice"))
+    return not result.errors
+
+
+def _row(line: int, row: dict[str, str], errors: list[RowError]) -> AccountRow:
+    def bad(column: str, message: str) -> None:
+        errors.append(RowError(line, column, message))
+
+    values = {k: (row.get(k) or "").strip() for k in COLUMNS}
+    for column, limit in _LIMITS.items():
+        if len(values[column]) > limit:
+            bad(column, f"{len(values[column])} characters; at most {limit}")
+    if not values["username"]:
+        bad("username", "must not be empty")
+    else:
+        try:
+            UnicodeUsernameValidator()(values["username"])
+        except ValidationError:
+            bad("username", "letters, digits and @/./+/-/_ only")
+    if values["role"] not in Role.values:
+        bad("role", f"unknown role {values['role']!r}; expected one of {', '.join(Role.values)}")
+    if values["rank"] and values["rank"] not in Rank.values:
+        bad("rank", f"unknown rank {values['rank']!r}; expected one of {', '.join(Rank.values)} or empty")
+    if values["email"]:
+        try:
+            validate_email(values["email"])
+        except ValidationError:
+            bad("email", f"not an e-mail address: {values['email']!r}")
+    languages = split_values(values["languages"], ";")
+    for code in languages:
+        if not _LANGUAGE.fullmatch(code):
+            bad("languages", f"not a language code like en or zh: {code!r}")
+    return AccountRow(
+        line=line, username=values["username"], role=values["role"], email=values["email"],
+        rank=values["rank"], specialties=split_values(values["specialties"], ";"), languages=languages,
+        first_name=values["first_name"], last_name=values["last_name"],
+    )
+
+
+def parse_accounts_csv(data: bytes) -> ParsedAccounts:
+    """Every row and every problem; never raises for bad input."""
+    result = ParsedAccounts()
+    text = _decode(data, result)
+    if text is None:
+        return result
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    header = [h.strip() for h in (reader.fieldnames or [])]
+    reader.fieldnames = header
+    if not header:
+        result.errors.append(RowError(None, None, "the file is empty; expected a header line"))
+        return result
+    if not _check_header(header, result):
+        return result
+    seen: dict[str, int] = {}
+    try:
+        for row in reader:
+            line = reader.line_num
+            if None in row:
+                result.errors.append(RowError(line, None, "more cells than the header has columns"))
+            if not any((v or "").strip() for k, v in row.items() if k is not None):
+                continue
+            account = _row(line, row, result.errors)
+            key = account.username.lower()
+            if key and key in seen:
+                result.errors.append(RowError(line, "username", f"{account.username!r} also on line {seen[key]}"))
+            seen.setdefault(key, line)
+            result.rows.append(account)
+            if len(result.rows) > MAX_ROWS:
+                result.errors.append(RowError(line, None, f"more than {MAX_ROWS} accounts; split the file"))
+                break
+    except csv.Error as exc:
+        result.errors.append(RowError(reader.line_num, None, f"invalid CSV: {exc}"))
+    if not result.rows and not result.errors:
+        result.errors.append(RowError(None, None, "no accounts in the file"))
+    return result

@@ -1,0 +1,33 @@
+"""Who may do what. The role lives on accounts.Profile; superusers count as admins."""
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+
+from accounts.models import Role
+
+AnyUser = AbstractBaseUser | AnonymousUser
+
+
+def user_role(user: AnyUser) -> str | None:
+    if not user.is_authenticated:
+        return None
+    if getattr(user, "is_superuser", False):
+        return Role.ADMIN
+    profile = getattr(user, "profile", None)
+    return profile.role if profile is not None else None
+
+
+def is_admin(user: AnyUser) -> bool:
+    return user_role(user) == Role.ADMIN
+
+
+def is_researcher(user: AnyUser) -> bool:
+    return user_role(user) in {Role.RESEARCHER, Role.ADMIN}
+
+
+def is_inspector(user: AnyUser) -> bool:
+    return user_role(user) in {Role.INSPECTOR, Role.ADMIN}
+
+
+def is_rater(user: AnyUser) -> bool:
+    """Physicians rate; inspectors are senior physicians and may rate in studies that list them."""
+    return user_role(user) in {Role.PHYSICIAN, Role.INSPECTOR}

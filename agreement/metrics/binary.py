@@ -1,0 +1,167 @@
+"""Binary criterion decisions (met / not met): encoding, Macro-F1, Macro-F1 against several raters.
+
+Pure functions over numpy arrays: no Django import, no database access.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from agreement.metrics.encoding import _as_2d, _is_missing_scalar
+from agreement.metrics.results import MacroF1Result, MacroF1VsRatersResult
+
+# ---------------------------------------------------------------------------
+# Binary criterion decisions: Macro-F1, rubric accuracy
+# ---------------------------------------------------------------------------
+
+_TRUE_TOKENS = {"met", "true", "yes", "1", "y", "t"}
+_FALSE_TOKENS = {"not_met", "not met", "notmet", "false", "no", "0", "n", "f", "unmet"}
+_INVALID_TOKENS = {"invalid", "", "none", "nan", "null"}
+
+
+def _binary_token(v: Any) -> int:
+    if _is_missing_scalar(v):
+        return -1
+    if isinstance(v, bool | np.bool_):
+        return int(v)
+    if isinstance(v, numbers.Real):
+        if v == 1:
+            return 1
+        if v == 0:
+            return 0
+        raise ValueError(f"binary label must be 0/1, got {v!r}")
+    if isinstance(v, str):
+        s = v.strip().lower()
+        if s in _TRUE_TOKENS:
+            return 1
+        if s in _FALSE_TOKENS:
+            return 0
+        if s in _INVALID_TOKENS:
+            return -1
+    raise ValueError(f"unrecognised binary label {v!r}")
+
+
+def encode_binary(values: Any) -> np.ndarray:
+    """Encode met/not-met labels to ``int8``: 1 met, 0 not met, -1 missing/invalid.
+
+    Accepts booleans, 0/1 numbers, ``"met"``/``"not_met"``/``"true"``/
+    ``"false"``...; ``None``, ``NaN`` and ``"invalid"`` become -1.
+    """
+    if isinstance(values, pd.Series | pd.Index):
+        values = values.to_numpy()
+    arr = values if isinstance(values, np.ndarray) else np.asarray(list(values), dtype=object)
+    arr = arr.reshape(-1)
+    kind = arr.dtype.kind
+    if kind == "b":
+        return arr.astype(np.int8)
+    if kind in "iu":
+        if arr.size and not np.isin(arr, (0, 1)).all():
+            raise ValueError("binary labels must be 0/1")
+        return arr.astype(np.int8)
+    if kind == "f":
+        out = np.full(arr.shape, -1, dtype=np.int8)
+        ok = ~np.isnan(arr)
+        if not np.isin(arr[ok], (0.0, 1.0)).all():
+            raise ValueError("binary labels must be 0/1")
+        out[ok] = arr[ok].astype(np.int8)
+        return out
+    raw, uniques = pd.factorize(arr.astype(object), use_na_sentinel=True)
+    lut = np.array([_binary_token(u) for u in uniques] + [-1], dtype=np.int8)
+    return lut[raw]
+
+
+def _confusion(ref: np.ndarray, pred: np.ndarray, invalid: str) -> tuple[np.ndarray, int, int]:
+    """Per-pair confusion cell (0 tn, 1 fp, 2 fn, 3 tp) or -1 if dropped."""
+    if invalid not in ("wrong", "exclude"):
+        raise ValueError("invalid must be 'wrong' or 'exclude'")
+    if ref.shape != pred.shape:
+        raise ValueError("reference and predicted must have the same length")
+    labelled = ref >= 0
+    bad = labelled & (pred < 0)
+    n_invalid = int(bad.sum())
+    eff = pred.astype(np.int16)
+    if invalid == "wrong":
+        eff = np.where(bad, 1 - ref, eff)
+        use = labelled
+    else:
+        use = labelled & (pred >= 0)
+    cell = np.where(use, 2 * ref.astype(np.int16) + eff, -1)
+    return cell, n_invalid, int((~labelled).sum())
+
+
+def _mf1_from_counts(tn, fp, fn, tp):
+    """Vectorised Macro-F1; NaN where either class F1 is undefined."""
+    tn, fp, fn, tp = (np.asarray(x, dtype=float) for x in (tn, fp, fn, tp))
+    dm = 2 * tp + fp + fn
+    dn = 2 * tn + fp + fn
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f1m = np.where(dm > 0, 2 * tp / np.where(dm > 0, dm, 1), np.nan)
+        f1n = np.where(dn > 0, 2 * tn / np.where(dn > 0, dn, 1), np.nan)
+    return (f1m + f1n) / 2, f1m, f1n
+
+
+def macro_f1_from_counts(tn: Any, fp: Any, fn: Any, tp: Any) -> np.ndarray:
+    """Macro-F1 for many confusion tables at once (e.g. one per case); NaN where either class's F1
+    is undefined. Same definition as `macro_f1`, one array operation instead of a call per table."""
+    return _mf1_from_counts(tn, fp, fn, tp)[0]
+
+
+def _mf1_result(counts: np.ndarray, n_invalid: int, n_skipped: int) -> MacroF1Result:
+    tn, fp, fn, tp = (int(x) for x in counts)
+    n = tn + fp + fn + tp
+    mf1, f1m, f1n = _mf1_from_counts(tn, fp, fn, tp)
+    f1m_v = None if np.isnan(f1m) else float(f1m)
+    f1n_v = None if np.isnan(f1n) else float(f1n)
+    reason = None
+    if n == 0:
+        reason = "no pairs"
+    elif f1m_v is None:
+        reason = "F1(met) undefined: no met labels and no met predictions"
+    elif f1n_v is None:
+        reason = "F1(not met) undefined: no not-met labels and no not-met predictions"
+    value = None if reason else float(mf1)
+    return MacroF1Result(value, f1m_v, f1n_v, tp, fp, fn, tn, n, n_invalid, n_skipped, reason)
+
+
+def macro_f1(reference: Any, predicted: Any, *, invalid: str = "wrong") -> MacroF1Result:
+    """Macro-F1 = (F1(met) + F1(not met)) / 2 pooled over all decision pairs.
+
+    ``predicted`` may hold invalid grader outputs (``None``/``NaN``/
+    ``"invalid"``): with ``invalid="wrong"`` (ClinConsensus convention) an
+    invalid output counts as predicting the opposite of the reference; with
+    ``"exclude"`` the pair is dropped.  Pairs whose reference is missing are
+    skipped.  ``value`` is ``None`` when either class's F1 is undefined.
+    """
+    ref = encode_binary(reference)
+    pred = encode_binary(predicted)
+    cell, n_invalid, n_skipped = _confusion(ref, pred, invalid)
+    counts = np.bincount(cell[cell >= 0], minlength=4)
+    return _mf1_result(counts, n_invalid, n_skipped)
+
+
+def macro_f1_vs_raters(predicted: Any, raters: Any, *, invalid: str = "wrong") -> MacroF1VsRatersResult:
+    """Mean of ``macro_f1(rater_j, predicted)`` over raters (LiveMedBench eq. 9).
+
+    ``raters`` is items x raters (like ``ratings``); items a rater did not
+    label (``None``) are skipped for that rater.  ``value`` is ``None`` if any
+    rater's Macro-F1 is undefined.
+    """
+    pred = encode_binary(predicted)
+    arr = _as_2d(raters)
+    if arr.shape[0] != pred.shape[0]:
+        raise ValueError("raters must have one row per predicted item")
+    per = []
+    for j in range(arr.shape[1]):  # loop over raters, not items
+        ref = encode_binary(arr[:, j])
+        cell, n_invalid, n_skipped = _confusion(ref, pred, invalid)
+        per.append(_mf1_result(np.bincount(cell[cell >= 0], minlength=4), n_invalid, n_skipped))
+    if not per:
+        return MacroF1VsRatersResult(None, (), "no raters")
+    undefined = [i for i, r in enumerate(per) if r.value is None]
+    if undefined:
+        return MacroF1VsRatersResult(None, tuple(per), f"Macro-F1 undefined against rater(s) {undefined}")
+    return MacroF1VsRatersResult(float(np.mean([r.value for r in per])), tuple(per))

@@ -1,0 +1,142 @@
+"""Shared pieces of every report: conventions, the `Table` / `LabelData` / `Report` types, small helpers."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from agreement.selectors import (
+    RaterInfo,
+    Selection,
+    TaskScale,
+)
+from annotation.catalogue import GRADER_RELIABILITY
+
+#: Tasks whose labels are met / not met per (response, criterion): compared with grader decisions.
+RELIABILITY_TARGET = "response_criterion"
+
+
+RELIABILITY_SLUG = GRADER_RELIABILITY.slug
+
+
+PAPER_LAYOUT_MAX_RATERS = 6
+
+
+CONSENSUS = "Physician consensus"
+
+
+LOW_CASE_MF1 = 0.6
+
+
+SENIOR_RANKS = ("associate_chief", "chief")
+
+
+LABELS_USED = (
+    "First-round ratings only (round 1: each physician's independent label, given before any "
+    "inspection). Labels changed after inspection (later rounds) and final labels are not used."
+)
+
+
+CONVENTIONS: dict[str, str] = {
+    "labels": LABELS_USED,
+    "ac1": "Gwet's AC1 (Gwet 2008, irrCAC): chance agreement from the scale's declared categories; "
+    "SE without finite-population correction; CI = value +- t(0.975, n-1) x SE, upper bound capped at 1; "
+    "p one-sided (H0: AC1 <= 0).",
+    "fleiss_kappa": "Fleiss' kappa on the same ratings, shown beside AC1 (kappa paradox).",
+    "percent_agreement": "Mean over subjects with >= 2 ratings of the share of agreeing rater pairs.",
+    "approval_rate": "Share of a rater's labels in the scale's approving categories (ScaleCategory.approves).",
+    "macro_f1": "Mean of F1(met) and F1(not met) pooled over criterion decisions (HealthBench). "
+    "Invalid or failed grader outputs count as wrong (ClinConsensus); undefined values are empty, never 0.",
+    "grader_macro_f1": "Mean of the grader's Macro-F1 against each physician (LiveMedBench eq. 9), "
+    "on the (response, criterion) pairs the physicians rated and the grader decided.",
+    "human_macro_f1": "Macro-F1 between two physicians on the pairs both rated; 'pairwise mean' averages "
+    "over rater pairs, 'pooled' adds all pairs' confusion counts.",
+    "case_score": "clip(sum of points of met criteria / sum of positive points, 0, 1) per response "
+    "(LiveMedBench eq. 1), over the criteria the physicians rated; invalid grader outputs count as not met.",
+    "consensus_score": "Mean of the physicians' case scores for a response (LiveMedBench eq. 10).",
+    "pearson": "Pearson r between a grader's case score (rubric grader) or normalised judge score "
+    "(LLM-as-judge) and the consensus score; Fisher-z CI, two-sided p.",
+    "expert_groups": "A group's label on a decision is the majority of its raters' labels (ties dropped); "
+    "Macro-F1 with group A as reference; case-level Macro-F1 per response, cases where it is undefined "
+    "are counted apart.",
+    "ranking": "Model score = mean case score of the model's responses for each grader; Spearman, Kendall "
+    "tau-b, top-k overlap and mean absolute difference (percentage points) between two graders.",
+    "position_bias": "Pairs a pairwise judge saw in both orders; a flip is a different verdict "
+    "(verdicts are stored in terms of response A/B whatever the order shown).",
+}
+
+
+@dataclass
+class Table:
+    key: str
+    title: str
+    frame: pd.DataFrame
+    note: str = ""
+
+
+@dataclass
+class LabelData:
+    """Everything a report needs, read once from the database."""
+
+    ratings: pd.DataFrame
+    decisions: pd.DataFrame
+    judges: pd.DataFrame
+    pairwise: pd.DataFrame
+    scales: dict[str, TaskScale]
+    raters: dict[int, RaterInfo]
+    runs: dict[int, tuple[str, str]]
+    later_rounds: int
+    #: Arrays several tables share (human matrix, grader arrays), computed once per LabelData.
+    memo: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def pseudonym(self, rater_id: int) -> str:
+        info = self.raters.get(int(rater_id))
+        return info.pseudonym if info else f"rater-{int(rater_id)}"
+
+
+@dataclass
+class Report:
+    selection: Selection
+    tables: list[Table]
+    counts: dict[str, int]
+    generated_at: dt.datetime
+    labels_used: str = LABELS_USED
+    conventions: dict[str, str] = field(default_factory=lambda: dict(CONVENTIONS))
+    #: Arrays the charts draw (confusion counts, scatter points); not exported.
+    chart_data: dict[str, Any] = field(default_factory=dict)
+
+    def table(self, key: str) -> Table | None:
+        return next((t for t in self.tables if t.key == key), None)
+
+
+def _none(x: Any) -> Any:
+    """numpy scalars and NaN -> plain Python / None, for tables and JSON."""
+    if x is None:
+        return None
+    if isinstance(x, np.generic):
+        x = x.item()
+    if isinstance(x, float) and np.isnan(x):
+        return None
+    return x
+
+
+def _rows(frame: pd.DataFrame, mask: np.ndarray) -> pd.DataFrame:
+    """frame[mask], without copying 165,000 rows when the mask keeps them all (the usual single-task study)."""
+    return frame if mask.all() else frame[mask]
+
+
+def task_codes(data: LabelData) -> tuple[np.ndarray, pd.Index]:
+    """Each rating's task as an integer code into the task slugs (factorized once per LabelData)."""
+    if "task_codes" not in data.memo:
+        codes, tasks = pd.factorize(data.ratings["task"].to_numpy(dtype=object))
+        data.memo["task_codes"] = (np.asarray(codes), pd.Index(tasks))
+    return data.memo["task_codes"]
+
+
+def _run_label(data: LabelData, run_id: int) -> str:
+    label, _kind = data.runs.get(int(run_id), (f"run #{int(run_id)}", ""))
+    return label

@@ -1,0 +1,53 @@
+"""Cached reports, keyed by selection and a fingerprint of the label tables (charts: `agreement.charts`)."""
+
+from __future__ import annotations
+
+from agreement.reports.base import Report
+from agreement.reports.build import build_report
+from agreement.selection import Selection
+
+
+def labels_fingerprint() -> str:
+    """Changes whenever a rating, grader decision, judge score or pairwise judgement is added or removed.
+
+    Ratings and decisions are written once and never updated, so the highest id and the row count
+    of each table identify the data a report was computed from.
+    """
+    from django.db.models import Count, Max
+
+    from annotation.models import Rating
+    from graders.models import GraderDecision, JudgeScore, PairwiseJudgement
+
+    parts = []
+    for model in (Rating, GraderDecision, JudgeScore, PairwiseJudgement):
+        agg = model.objects.aggregate(n=Count("pk"), top=Max("pk"))
+        parts.append(f"{agg['n']}:{agg['top']}")
+    return "/".join(parts)
+
+
+def cache_key(kind: str, selection: Selection, fingerprint: str) -> str:
+    import hashlib
+    import json
+
+    raw = json.dumps([kind, selection.as_dict(), fingerprint], sort_keys=True)
+    return "agreement:" + hashlib.sha256(raw.encode()).hexdigest()
+
+
+REPORT_CACHE_SECONDS = 3600
+
+
+def report_for_fingerprint(selection: Selection, fingerprint: str) -> Report:
+    """The report for a selection at a given state of the labels, from Django's cache or built and cached."""
+    from django.core.cache import cache
+
+    key = cache_key("report", selection, fingerprint)
+    report = cache.get(key)
+    if report is None:
+        report = build_report(selection)
+        cache.set(key, report, REPORT_CACHE_SECONDS)
+    return report
+
+
+def cached_report(selection: Selection) -> Report:
+    """The report for a selection, computed once per state of the labels (Django's cache)."""
+    return report_for_fingerprint(selection, labels_fingerprint())

@@ -1,0 +1,153 @@
+"""ClinConsensus coverage tables (Sec. 4.2-4.3, App. H Tables 9-10, I.4 Table 15 on CACS).
+
+Each *scorer* (every rubric grader run, and the physicians' consensus) gives each response a number
+of rubric hits: criteria with positive points judged met (invalid or failed grader outputs count as
+not met; a physicians' tie counts as not met). From the hits: Rubric Accuracy, Pass@tau and
+CACS@tau per model (`agreement.metrics.coverage`), tau given, calibrated from physician-written
+responses imported as a model, or scaled from the paper's 10 of 30.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from agreement.metrics import coverage as C
+from agreement.reports.arrays import human_matrix
+from agreement.reports.base import CONSENSUS, LabelData, Table, _run_label
+from agreement.selectors import Selection
+
+#: ClinConsensus: tau = 10 for 30 criteria per case.
+PAPER_TAU, PAPER_N = 10, 30
+
+
+def _grader_hits(data: LabelData) -> dict[str, pd.DataFrame]:
+    d = data.decisions
+    out: dict[str, pd.DataFrame] = {}
+    if d.empty:
+        return out
+    positive = d[d["points"].astype(float) > 0]
+    for run, g in positive.groupby("run", sort=True):
+        met = (g["verdict"].astype(str) == "met").astype(np.int64)
+        per = (pd.DataFrame({"model": g["model"].to_numpy(dtype=object), "response": g["response"].to_numpy(),
+                             "hits": met.to_numpy(), "n_criteria": 1})
+               .groupby(["model", "response"], sort=True)[["hits", "n_criteria"]].sum().reset_index())
+        out[_run_label(data, run)] = per
+    return out
+
+
+def _physician_hits(data: LabelData) -> pd.DataFrame:
+    """Per response: criteria (positive points) the physicians' majority judged met; ties not met."""
+    hm = human_matrix(data)
+    if hm.n_pairs == 0:
+        return pd.DataFrame(columns=["model", "response", "hits", "n_criteria"])
+    labelled = ~np.isnan(hm.rows_met)
+    met = np.bincount(hm.rows_pair[labelled & (hm.rows_met == 1)], minlength=hm.n_pairs)
+    notmet = np.bincount(hm.rows_pair[labelled & (hm.rows_met == 0)], minlength=hm.n_pairs)
+    rated = (met + notmet) > 0
+    keep = rated & (hm.points > 0)
+    frame = pd.DataFrame({
+        "model": hm.model[keep], "response": hm.response[keep], "hits": (met > notmet)[keep].astype(np.int64),
+        "n_criteria": 1,
+    })
+    return frame.groupby(["model", "response"], sort=True)[["hits", "n_criteria"]].sum().reset_index()
+
+
+def _tau(selection: Selection, physicians: pd.DataFrame, scorers: dict[str, pd.DataFrame]) -> tuple[int, str, Any]:
+    """(tau, how it was chosen, calibration or None)."""
+    given = getattr(selection, "tau", None)
+    calibration_model = getattr(selection, "tau_model", "")
+    if given:
+        return int(given), "given", None
+    if calibration_model:
+        cal_rows = physicians[physicians["model"] == calibration_model]
+        cal = C.calibrate_tau(cal_rows["hits"].to_numpy(), cal_rows["n_criteria"].to_numpy())
+        if cal.tau is not None:
+            return cal.tau, f"calibrated from the physicians' labels on {calibration_model!r} (rounded mean hits)", cal
+        scaled, how, _ = _scaled(scorers)
+        return scaled, f"{how}: no physician labels on {calibration_model!r} to calibrate from", cal
+    return _scaled(scorers)
+
+
+def _scaled(scorers: dict[str, pd.DataFrame]) -> tuple[int, str, None]:
+    sizes = np.concatenate([p["n_criteria"].to_numpy() for p in scorers.values()]) if scorers else np.zeros(0)
+    median_n = float(np.median(sizes)) if sizes.size else PAPER_N
+    tau = max(1, int(np.floor(median_n * PAPER_TAU / PAPER_N + 0.5)))
+    return tau, f"scaled from ClinConsensus' 10 of 30 to the median {median_n:g} criteria per response", None
+
+
+def coverage_tables(data: LabelData, selection: Selection) -> list[Table]:
+    physicians = _physician_hits(data)
+    scorers = {**({CONSENSUS: physicians} if len(physicians) else {}), **_grader_hits(data)}
+    if not scorers:
+        return []
+    tau, how, cal = _tau(selection, physicians, scorers)
+    calibration_model = getattr(selection, "tau_model", "")
+    rows = []
+    for name, per in scorers.items():
+        if calibration_model:
+            per = per[per["model"] != calibration_model]
+        if per.empty:
+            continue
+        table = C.coverage_table(per, tau=tau)
+        rows.extend({"scorer": name, **r} for r in table.to_dict("records"))
+    note = (f"tau = {tau} ({how}). Hits = criteria with positive points judged met; invalid grader outputs and "
+            "physicians' ties count as not met. Responses with fewer than tau criteria have no Pass@tau or "
+            "CACS@tau (n_short).")
+    tables = [Table("coverage", f"Coverage per model: Rubric Accuracy, Pass@{tau}, CACS@{tau} (ClinConsensus)",
+                    pd.DataFrame(rows, columns=["scorer", "model", "tau", "n_responses", "n_short", "mean_hits",
+                                                "rubric_accuracy", "pass_rate", "cacs"]), note)]
+    if cal is not None:
+        tables.extend(_calibration_tables(cal, calibration_model))
+    primary_name = next((n for n in scorers if n != CONSENSUS), CONSENSUS)
+    primary = scorers[primary_name]
+    if calibration_model:
+        primary = primary[primary["model"] != calibration_model]
+    if primary["model"].nunique() >= 2:
+        sens = C.threshold_sensitivity(primary, tau=tau)
+        sens.insert(0, "scorer", primary_name)
+        tables.append(Table("threshold_sensitivity", "Sensitivity of the ranking to tau (ClinConsensus Table 10)",
+                            sens, f"Each metric's model ranking against CACS@{tau}'s: Spearman, Kendall, and how many "
+                                  "of the top 3 / top 5 models it keeps (ties broken by model name)."))
+    tables.extend(_stability_table(scorers, tau, calibration_model))
+    return tables
+
+
+def _calibration_tables(cal: C.TauCalibration, model: str) -> list[Table]:
+    summary = pd.DataFrame([{
+        "calibration_model": model, "tau": cal.tau, "n_responses": cal.n_responses, "mean_hits": cal.mean,
+        "median_hits": cal.median, "q1": cal.q1, "q3": cal.q3, "hit_rate": cal.hit_rate,
+        "n_decisions": cal.n_decisions, "n_hits": cal.n_hits,
+    }])
+    dist = pd.DataFrame({"hits": list(cal.distribution), "responses": list(cal.distribution.values())})
+    return [
+        Table("tau_calibration", "Threshold calibrated from physician-written responses (ClinConsensus 4.3)",
+              summary, "tau = the rounded (half up) mean of the rubric hits of the physician-written responses, "
+                       "judged by the physicians; ClinConsensus: 10.19 of 30 -> tau = 10."),
+        Table("tau_distribution", "Rubric hits of the physician-written responses", dist),
+    ]
+
+
+def _stability_table(scorers: dict[str, pd.DataFrame], tau: int, exclude_model: str) -> list[Table]:
+    if len(scorers) < 2:
+        return []
+    cacs = {}
+    for name, per in scorers.items():
+        per = per[per["model"] != exclude_model] if exclude_model else per
+        if len(per):
+            cacs[name] = C.coverage_table(per, tau=tau).set_index("model")["cacs"]
+    names = list(cacs)
+    rows = []
+    for i in range(len(names)):
+        for k in range(i + 1, len(names)):
+            s = C.ranking_stability(cacs[names[i]], cacs[names[k]])
+            rows.append({
+                "scorer_a": names[i], "scorer_b": names[k], "n_models": s.n_models, "spearman": s.spearman,
+                "kendall": s.kendall, "top3_overlap": f"{s.top3}/{s.top3_of}" if s.top3_of else None,
+                "top5_overlap": f"{s.top5}/{s.top5_of}" if s.top5_of else None,
+                "mean_abs_diff_pp": s.mean_abs_diff * 100 if s.mean_abs_diff is not None else None,
+            })
+    return [Table("ranking_stability_cacs", f"Ranking stability between scorers on CACS@{tau} (ClinConsensus Table 15)",
+                  pd.DataFrame(rows), "Models ranked by CACS; mean absolute difference in percentage points.")]

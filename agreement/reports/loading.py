@@ -1,0 +1,78 @@
+"""Reading a selection's labels from the database into a `LabelData` (fixed number of queries)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from agreement.reports.base import LabelData
+from agreement.selectors import (
+    CriterionCache,
+    RunInfo,
+    Selection,
+    decision_frame,
+    grader_runs,
+    judge_frame,
+    later_round_count,
+    pairwise_frame,
+    raters,
+    rating_frame,
+    task_scales,
+)
+from graders.models import GraderKind
+
+
+def load_labels(selection: Selection) -> LabelData:
+    criteria = CriterionCache()
+    ratings = rating_frame(selection, criteria=criteria)
+    decisions = decision_frame(selection, criteria=criteria)
+    judges = judge_frame(selection)
+    pairwise = pairwise_frame(selection)
+    run_ids = set(decisions["run"].unique()) | set(judges["run"].unique()) | set(pairwise["run"].unique())
+    info = grader_runs(run_ids)
+    labels = {rid: (f"{i.name} (#{rid})", i.kind) for rid, i in info.items()}
+    decisions = _merge_runs(decisions, info, labels, ("response", "criterion"))
+    judges = _merge_runs(judges, info, labels, ("response",))
+    return LabelData(
+        ratings=ratings,
+        decisions=decisions,
+        judges=judges,
+        pairwise=pairwise,
+        scales=task_scales(ratings["task"].unique()),
+        raters=raters(ratings["rater"].unique()),
+        runs=labels,
+        later_rounds=later_round_count(selection),
+    )
+
+
+def _merge_runs(
+    frame: pd.DataFrame, info: dict[int, RunInfo], labels: dict[int, tuple[str, str]], unit: tuple[str, ...]
+) -> pd.DataFrame:
+    """Treat runs of one grader (same kind, grader model and prompt) on disjoint responses as one grader.
+
+    LiveMedBench grader results arrive as one file, hence one run, per answering model; Table 2
+    reports the grader over all of them. Runs that decided the same (response, criterion) twice
+    are different gradings and stay apart. Merged runs report under their lowest run id.
+    """
+    if frame.empty:
+        return frame
+    groups: dict[tuple[str, str, str], list[int]] = {}
+    for rid in sorted(int(r) for r in frame["run"].unique()):
+        i = info.get(rid)
+        if i is not None:
+            groups.setdefault((i.kind, i.grader_model, i.prompt_version), []).append(rid)
+    mapping: dict[int, int] = {}
+    for (kind, model, version), ids in groups.items():
+        if len(ids) < 2:
+            continue
+        if frame[frame["run"].isin(ids)].duplicated(list(unit)).any():
+            continue
+        for rid in ids:
+            mapping[rid] = ids[0]
+        kind_name = dict(GraderKind.choices).get(kind, kind).split(" (")[0]
+        label = f"{model} {kind_name.lower()}{f' {version}' if version else ''} (runs #{', #'.join(map(str, ids))})"
+        labels[ids[0]] = (label, kind)
+    if not mapping:
+        return frame
+    frame = frame.copy()
+    frame["run"] = frame["run"].map(lambda r: mapping.get(int(r), int(r)))
+    return frame

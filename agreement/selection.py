@@ -1,0 +1,109 @@
+"""Which labels a report covers (`Selection`), and how request parameters become one.
+
+A plain value object with no database access: the page's filter form and the API's query serializer
+both build it with `selection_from_params`, the CLI fills it from its options.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+#: The strata every table can be broken down by, with the label shown on pages.
+STRATA: dict[str, str] = {
+    "specialty": "Specialty",
+    "theme": "Theme",
+    "language": "Language",
+    "difficulty": "Difficulty",
+    "register": "Register",
+    "month": "Month of post time",
+    "axis": "Axis",
+    "model": "Model",
+}
+
+#: Strata that describe a case revision (the others live on the criterion or the response).
+REVISION_STRATA = ("specialty", "theme", "language", "difficulty", "register", "month")
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which labels a report covers. Empty fields mean "no restriction"."""
+
+    study_id: int | None = None
+    release_id: int | None = None
+    dataset_id: int | None = None
+    tasks: tuple[str, ...] = ()
+    models: tuple[str, ...] = ()
+    graders: tuple[int, ...] = ()
+    #: stratum name -> value, e.g. {"language": "en", "month": "2025-06"}
+    filters: tuple[tuple[str, str], ...] = ()
+    stratify_by: str = ""
+    #: Expert groups as pseudonyms; empty = no expert-group table unless `group_by` is set.
+    group_a: tuple[str, ...] = ()
+    group_b: tuple[str, ...] = ()
+    #: "rank": attending vs senior (associate chief, chief) raters.
+    group_by: str = ""
+
+    def __post_init__(self) -> None:
+        for name, _value in self.filters:
+            if name not in STRATA:
+                raise ValueError(f"unknown stratum filter {name!r}; choose from {', '.join(STRATA)}")
+        if self.stratify_by and self.stratify_by not in STRATA:
+            raise ValueError(f"unknown stratum {self.stratify_by!r}; choose from {', '.join(STRATA)}")
+        if self.group_by not in ("", "rank"):
+            raise ValueError("group_by must be '' or 'rank'")
+
+    @property
+    def filter_dict(self) -> dict[str, str]:
+        return dict(self.filters)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "study_id": self.study_id,
+            "release_id": self.release_id,
+            "dataset_id": self.dataset_id,
+            "tasks": list(self.tasks),
+            "models": list(self.models),
+            "graders": list(self.graders),
+            "filters": self.filter_dict,
+            "stratify_by": self.stratify_by,
+            "group_a": list(self.group_a),
+            "group_b": list(self.group_b),
+            "group_by": self.group_by,
+        }
+
+
+#: Report parameters that keep one value of a stratum (and `model`, the response model).
+FILTER_PARAMS = ("specialty", "theme", "language", "difficulty", "register", "month", "axis", "model")
+GROUPS_INCOMPLETE = "Give pseudonyms for both expert groups, or for neither."
+
+
+def split_pseudonyms(value: str | None) -> tuple[str, ...]:
+    """"R-01, R-02 R-03" -> ("R-01", "R-02", "R-03"): commas and/or whitespace separate."""
+    return tuple(p.strip() for p in re.split(r"[,\s]+", value or "") if p.strip())
+
+
+def groups_incomplete(params: Mapping[str, Any]) -> bool:
+    """True when one expert group has pseudonyms and the other none (a comparison needs both)."""
+    return bool(split_pseudonyms(params.get("group_a"))) != bool(split_pseudonyms(params.get("group_b")))
+
+
+def selection_from_params(params: Mapping[str, Any], **scope: int) -> Selection:
+    """The Selection for validated report parameters (the page's filter form and the API's query alike).
+
+    `params` holds the cleaned values of `task`, `grader`, the `FILTER_PARAMS`, `stratify_by`,
+    `group_by`, `group_a` and `group_b` (missing or empty = no restriction); `scope` is
+    `study_id=` or `release_id=`.
+    """
+    return Selection(
+        **scope,
+        tasks=(params["task"],) if params.get("task") else (),
+        graders=(params["grader"],) if params.get("grader") else (),
+        filters=tuple((name, str(params[name])) for name in FILTER_PARAMS if params.get(name)),
+        stratify_by=params.get("stratify_by") or "",
+        group_by=params.get("group_by") or "",
+        group_a=split_pseudonyms(params.get("group_a")),
+        group_b=split_pseudonyms(params.get("group_b")),
+    )

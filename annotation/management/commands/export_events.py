@@ -1,0 +1,46 @@
+"""python manage.py export_events --study ID [--format jsonl|csv] [--output FILE] [--real-names --admin USER]
+
+A study's audit trail in chain order: every review event with its hash and the previous event's
+hash (verify a JSONL export with `verify_audit_trail`). Actors appear by pseudonym; real user
+names are added only with --real-names, for an admin named with --admin.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from accounts.models import Role
+from accounts.roles import user_role
+from annotation.audit_export import FORMATS, event_records, events_csv, events_jsonl
+from annotation.models import Study
+
+
+class Command(BaseCommand):
+    help = "Export a study's review events (audit trail) as JSONL or CSV."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--study", type=int, required=True)
+        parser.add_argument("--format", choices=sorted(FORMATS), default="jsonl")
+        parser.add_argument("--output", help="File to write (default: standard output)")
+        parser.add_argument("--real-names", action="store_true", help="Add actor_name (admins only)")
+        parser.add_argument("--admin", help="Username of the admin asking for real names")
+
+    def handle(self, *args: Any, **o: Any) -> None:
+        study = Study.objects.filter(pk=o["study"]).first()
+        if study is None:
+            raise CommandError(f"--study: no study {o['study']}")
+        if o["real_names"]:
+            admin = get_user_model().objects.filter(username=o["admin"] or "").first()
+            if admin is None or user_role(admin) != Role.ADMIN:
+                raise CommandError("--real-names: only an admin may export real names; name one with --admin")
+        records = event_records(study, real_names=o["real_names"])
+        lines = events_jsonl(records) if o["format"] == "jsonl" else events_csv(records, real_names=o["real_names"])
+        if o["output"]:
+            with open(o["output"], "w", encoding="utf-8", newline="") as out:
+                out.writelines(lines)
+        else:
+            sys.stdout.writelines(lines)

@@ -1,0 +1,52 @@
+"""python manage.py export_labels (--study ID | --release ID) [--format csv|jsonl|xlsx] [--output FILE]
+
+Final labels (with the rule and source that decided each), first-round labels and every later
+round, one row each (long format); raters by pseudonym. XLSX adds the studies' effort and cost.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from annotation.label_exports import FORMATS, label_rows, labels_csv, labels_jsonl, labels_xlsx
+from annotation.models import Study
+from annotation.outcomes import field_outcomes, study_effort
+from cases.models import Release
+
+
+class Command(BaseCommand):
+    help = "Export final, first-round and later-round labels in long format for a study or a release."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        which = parser.add_mutually_exclusive_group(required=True)
+        which.add_argument("--study", type=int)
+        which.add_argument("--release", type=int, help="Every study that reviews this release's cases")
+        parser.add_argument("--format", choices=sorted(FORMATS), default="csv")
+        parser.add_argument("--output", help="File to write (default: standard output; XLSX needs a file)")
+
+    def handle(self, *args: Any, **o: Any) -> None:
+        if o["study"] is not None:
+            studies = list(Study.objects.filter(pk=o["study"]))
+            if not studies:
+                raise CommandError(f"--study: no study {o['study']}")
+        else:
+            release = Release.objects.filter(pk=o["release"]).first()
+            if release is None:
+                raise CommandError(f"--release: no release {o['release']}")
+            studies = list(Study.objects.filter(items__revision__release=release).distinct().order_by("pk"))
+        rows = label_rows(field_outcomes(studies))
+        if o["format"] == "xlsx":
+            if not o["output"]:
+                raise CommandError("--format xlsx needs --output FILE")
+            Path(o["output"]).write_bytes(labels_xlsx(rows, [study_effort(s) for s in studies]))
+            return
+        lines = labels_csv(rows) if o["format"] == "csv" else labels_jsonl(rows)
+        if o["output"]:
+            with open(o["output"], "w", encoding="utf-8", newline="") as out:
+                out.writelines(lines)
+        else:
+            sys.stdout.writelines(lines)

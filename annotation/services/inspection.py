@@ -1,0 +1,204 @@
+"""Inspection: the study's policy after submissions, accept, adjudicate, return; final labels."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from annotation.access import check_can_inspect_study
+from annotation.models import (
+    Assignment,
+    FinalLabel,
+    Inspection,
+    Item,
+    Rating,
+    ReviewEvent,
+    Study,
+    TaskTarget,
+    field_id,
+)
+from annotation.selectors import Field, item_fields
+from annotation.services.labels import clean_entries, pair_label_as_shown
+from annotation.services.locks import lock_item_in
+
+User = AbstractBaseUser
+
+
+def _rated_assignments(item: Item) -> list[Assignment]:
+    return list(item.assignments.filter(state__in=Assignment.RATED_STATES).order_by("pk"))
+
+
+def _labels_by_field(assignments: list[Assignment], *, round_: str) -> dict[str, dict[int, Rating]]:
+    """{field id: {assignment id: rating}} using each assignment's first or latest round."""
+    out: dict[str, dict[int, Rating]] = defaultdict(dict)
+    ratings = Rating.objects.filter(assignment__in=assignments).select_related("task").order_by("round", "pk")
+    if round_ == "first":
+        ratings = ratings.filter(round=1)
+    for r in ratings:
+        out[field_id(r.task.slug, r.field_key)][r.assignment_id] = r
+    return out
+
+
+def _write_final_labels(
+    item: Item, fields: list[Field], labels: dict[str, str], *, source: str, inspection: Inspection | None,
+    decided_by: User | None, reason: str,
+) -> None:
+    FinalLabel.objects.bulk_create(
+        FinalLabel(item=item, task=f.task, field_key=f.key, criterion=f.criterion, mcq=f.mcq,
+                   label=labels[f.id], reason=reason, source=source, inspection=inspection, decided_by=decided_by)
+        for f in fields if f.id in labels
+    )
+
+
+def _inspection_reasons(item: Item, study: Study, differing: list[str]) -> list[str]:
+    why = []
+    if study.inspect_all:
+        why.append("inspect_all")
+    if differing and study.inspect_disagreements:
+        why.append("disagreement")
+    if item.sampled_for_inspection:
+        why.append("sampled")
+    return why
+
+
+def apply_policy(item: Item, study: Study, fields: list[Field], *, revised: bool) -> None:
+    """After a submission: send the item to inspection, resolve it by consensus, or leave it open.
+
+    Caller holds the item lock (`rating_submit`).
+    """
+    if revised:
+        if item.status == Item.Status.RETURNED and not item.assignments.filter(state=Assignment.State.RETURNED).exists():
+            item.status = Item.Status.INSPECTION
+            item.save(update_fields=["status"])
+            ReviewEvent.objects.record(item=item, actor=None, kind=ReviewEvent.Kind.SENT_TO_INSPECTION,
+                                       reason="Revision submitted", data={"why": "revised"})
+        return
+    if item.status != Item.Status.OPEN:
+        return
+    finished = _rated_assignments(item)
+    if len(finished) < study.raters_per_item:
+        return
+    first = _labels_by_field(finished, round_="first")
+    differing = [f.id for f in fields if len({r.label for r in first.get(f.id, {}).values()}) > 1]
+    why = _inspection_reasons(item, study, differing)
+    if why:
+        item.status = Item.Status.INSPECTION
+        item.save(update_fields=["status"])
+        ReviewEvent.objects.record(item=item, actor=None, kind=ReviewEvent.Kind.SENT_TO_INSPECTION,
+                                   reason=", ".join(why), data={"why": why, "differing_fields": differing})
+        return
+    agreed = {
+        f.id: next(iter(labels)).label
+        for f in fields
+        if (labels := first.get(f.id, {}).values()) and len({r.label for r in labels}) == 1
+    }
+    _write_final_labels(item, fields, agreed, source=FinalLabel.Source.CONSENSUS, inspection=None,
+                        decided_by=None, reason="Raters agreed")
+    item.status = Item.Status.RESOLVED
+    item.save(update_fields=["status"])
+    ReviewEvent.objects.record(item=item, actor=None, kind=ReviewEvent.Kind.RESOLVED,
+                               reason="Raters agreed; not selected for inspection",
+                               data={"unresolved_fields": differing})
+
+
+def inspection_accept(*, item: Item, inspector: User, comment: str = "") -> Inspection:
+    """Accept the raters' labels when they agree on every field; they become the final labels."""
+    check_can_inspect_study(inspector, item.study)
+    # Locks the item so two inspectors cannot both resolve it.
+    with transaction.atomic():
+        item = lock_item_in(item, (Item.Status.INSPECTION,))
+        fields = item_fields(item)
+        finished = [a for a in _rated_assignments(item) if a.state != Assignment.State.RETURNED]
+        latest = _labels_by_field(finished, round_="latest")
+        agreed: dict[str, str] = {}
+        disagreeing = []
+        for f in fields:
+            values = {r.label for r in latest.get(f.id, {}).values()}
+            if len(values) == 1:
+                agreed[f.id] = values.pop()
+            else:
+                disagreeing.append(f.label[:60])
+        if disagreeing:
+            raise ValidationError({"labels": "labels: the raters disagree on " + "; ".join(disagreeing)
+                                   + ". Set the final labels (adjudicate) or return the item to an annotator."})
+        inspection = Inspection.objects.create(item=item, inspector=inspector, action=Inspection.Action.ACCEPT,
+                                               comment=comment.strip())
+        _write_final_labels(item, fields, agreed, source=FinalLabel.Source.ACCEPTED, inspection=inspection,
+                            decided_by=inspector, reason=comment.strip())
+        item.status = Item.Status.RESOLVED
+        item.save(update_fields=["status"])
+        ReviewEvent.objects.record(item=item, actor=inspector, kind=ReviewEvent.Kind.ACCEPTED, reason=comment.strip())
+    return inspection
+
+
+def inspection_adjudicate(*, item: Item, inspector: User, labels: dict[str, str], reason: str) -> Inspection:
+    """Set the final label of every field, with a reason."""
+    check_can_inspect_study(inspector, item.study)
+    if not reason or not reason.strip():
+        raise ValidationError({"reason": "reason: say why you set these final labels."})
+    fields = item_fields(item)
+    cleaned = clean_entries(
+        {fid: {"label": v} if isinstance(v, str) else v for fid, v in (labels or {}).items()}
+        if isinstance(labels, dict) else labels,
+        fields, require_all=False,
+    )
+    missing = [f.id for f in fields if not cleaned.get(f.id, {}).get("label")]
+    if missing:
+        raise ValidationError({fid: f"{fid}: a final label is required." for fid in missing})
+    final = {fid: e["label"] for fid, e in cleaned.items()}
+    # Locks the item so two inspectors cannot both resolve it.
+    with transaction.atomic():
+        item = lock_item_in(item, (Item.Status.INSPECTION,))
+        inspection = Inspection.objects.create(item=item, inspector=inspector,
+                                               action=Inspection.Action.ADJUDICATE, comment=reason.strip())
+        _write_final_labels(item, fields, final, source=FinalLabel.Source.ADJUDICATED, inspection=inspection,
+                            decided_by=inspector, reason=reason.strip())
+        item.status = Item.Status.RESOLVED
+        item.save(update_fields=["status"])
+        ReviewEvent.objects.record(item=item, actor=inspector, kind=ReviewEvent.Kind.ADJUDICATED,
+                                   reason=reason.strip(), data={"labels": final})
+    return inspection
+
+
+def _returned_draft(a: Assignment) -> dict[str, dict[str, str]]:
+    """The returned assignment's draft: its latest labels as the rater saw them, so they revise, not retype."""
+    latest = _labels_by_field([a], round_="latest")
+    return {
+        fid: {
+            "label": pair_label_as_shown(by_a[a.pk].label, a.pair_order)
+            if by_a[a.pk].task.target == TaskTarget.PAIRWISE else by_a[a.pk].label,
+            "comment": by_a[a.pk].comment,
+        }
+        for fid, by_a in latest.items()
+    }
+
+
+def inspection_return(*, item: Item, inspector: User, assignment: Assignment, comment: str) -> Inspection:
+    """Send one rater's work back for revision; their draft starts from their latest labels."""
+    check_can_inspect_study(inspector, item.study)
+    if not comment or not comment.strip():
+        raise ValidationError({"comment": "comment: tell the annotator what to revise."})
+    if assignment.item_id != item.pk:
+        raise ValidationError({"assignment": "assignment: it does not belong to this item."})
+    # Locks the item, then the assignment, like the rater's services.
+    with transaction.atomic():
+        item = lock_item_in(item, (Item.Status.INSPECTION, Item.Status.RETURNED))
+        a = Assignment.objects.select_for_update().get(pk=assignment.pk)
+        if a.state not in Assignment.FINISHED_STATES:
+            raise ValidationError({"assignment": "assignment: only submitted or revised work can be returned."})
+        a.draft = _returned_draft(a)
+        a.state = Assignment.State.RETURNED
+        a.round += 1
+        a.draft_saved_at = None
+        a.seconds_spent = 0
+        a.save(update_fields=["draft", "state", "round", "draft_saved_at", "seconds_spent"])
+        inspection = Inspection.objects.create(item=item, inspector=inspector, action=Inspection.Action.RETURN,
+                                               comment=comment.strip(), returned_to=a)
+        item.status = Item.Status.RETURNED
+        item.save(update_fields=["status"])
+        ReviewEvent.objects.record(item=item, assignment=a, actor=inspector, kind=ReviewEvent.Kind.RETURNED,
+                                   reason=comment.strip(), data={"round": a.round})
+    return inspection
