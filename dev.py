@@ -2,14 +2,19 @@
 """medreview's developer entry point; needs nothing but Python 3.11.
 
     python3 dev.py demo     create .venv, install, migrate, load demo data, run the app (SQLite)
+    python3 dev.py manage   run a manage.py command in development mode (DEBUG on), e.g.
+                            python3 dev.py manage import_cases generic demo/data/generic_cases.json
     python3 dev.py test     install test dependencies and run the whole test suite
     python3 dev.py lint     ruff, import-linter layering contracts, radon (no D), module size (<= 600 lines)
 
 DATABASE_URL selects the database (default: SQLite file db.sqlite3).
 """
 
+import ctypes
 import hashlib
 import os
+import signal
+import socket
 import subprocess
 import sys
 import venv
@@ -41,30 +46,76 @@ def ensure_venv(extras: str) -> None:
     stamp.write_text(digest)
 
 
-def demo() -> None:
-    ensure_venv("")
+def dev_env() -> dict[str, str]:
+    """Development mode: DEBUG on (so no SECRET_KEY is needed), the dev tools, the demo grader key."""
     env = {**os.environ, "DEBUG": os.environ.get("DEBUG", "1"), "MEDREVIEW_DEV_TOOLS": "1"}
     # The demo graders call a local fake OpenAI-compatible server; it accepts any key.
-    env.setdefault("DEMO_OPENAI_API_KEY", "demo")
+    env.setdefault("MEDREVIEW_GRADER_KEY_DEMO", "demo")
+    return env
+
+
+def manage(args: list[str]) -> int:
+    ensure_venv("")
+    return subprocess.run([str(PY), "manage.py", *args], cwd=ROOT, env=dev_env()).returncode
+
+
+def _die_with_parent() -> None:
+    """In the child, before exec: Linux sends it SIGTERM when dev.py ends, even by `kill -9`."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def _refuse_busy_port(address: str, what: str, hint: str) -> None:
+    host, _, port = address.rpartition(":")
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host or "127.0.0.1", int(port)))
+        except OSError:
+            sys.exit(f"dev.py: {address} is already in use ({what}); is another `dev.py demo` running? {hint}")
+
+
+def _child(*args: str, env: dict[str, str]) -> subprocess.Popen:
+    return subprocess.Popen(args, cwd=ROOT, env=env, preexec_fn=_die_with_parent)
+
+
+def compile_translations() -> None:
+    """locale/*/LC_MESSAGES/*.po -> .mo in pure Python (no GNU gettext needed): English and Chinese
+    are served from a fresh clone."""
+    run(str(PY), "-m", "medreview.msgfmt", str(ROOT / "locale"))
+
+
+def demo() -> None:
+    ensure_venv("")
+    compile_translations()
+    env = dev_env()
+    address = os.environ.get("MEDREVIEW_ADDR", "127.0.0.1:8000")
+    _refuse_busy_port(address, "the web server", "Stop it, or set MEDREVIEW_ADDR=127.0.0.1:8001.")
+    _refuse_busy_port("127.0.0.1:8765", "the fake OpenAI server", "Stop the process holding it.")
     run(str(PY), "manage.py", "migrate", "--noinput", env=env)
     run(str(PY), "manage.py", "load_demo", env=env)
     # Imports and grading jobs run as background tasks: one worker, and the fake endpoint the
-    # demo graders point at, run beside the server.
-    helpers = [
-        subprocess.Popen([str(PY), "manage.py", "db_worker", "--queue-name", "*"], cwd=ROOT, env=env),
-        subprocess.Popen([str(PY), "-m", "devtools.fake_openai", "--port", "8765"], cwd=ROOT, env=env),
+    # demo graders point at, run beside the server. Every child dies with dev.py (however it ends),
+    # so no stray process keeps 8000 or 8765 for the next run; --noreload keeps runserver one process.
+    children = [
+        _child(str(PY), "manage.py", "db_worker", "--queue-name", "*", env=env),
+        _child(str(PY), "-m", "devtools.fake_openai", "--port", "8765", env=env),
+        _child(str(PY), "manage.py", "runserver", "--noreload", address, env=env),
     ]
     try:
-        run(str(PY), "manage.py", "runserver", os.environ.get("MEDREVIEW_ADDR", "127.0.0.1:8000"), env=env)
+        children[-1].wait()
     except KeyboardInterrupt:
         pass
     finally:
-        for process in helpers:
+        for process in children:
             process.terminate()
+        for process in children:
+            process.wait(timeout=10)
 
 
 def test(args: list[str]) -> int:
     ensure_venv("test")
+    compile_translations()
     return subprocess.run([str(PY), "-m", "pytest", *args], cwd=ROOT).returncode
 
 
@@ -98,6 +149,8 @@ def main() -> None:
     command = sys.argv[1] if len(sys.argv) > 1 else "help"
     if command == "demo":
         demo()
+    elif command == "manage":
+        sys.exit(manage(sys.argv[2:]))
     elif command == "test":
         sys.exit(test(sys.argv[2:]))
     elif command == "lint":

@@ -21,6 +21,7 @@ from accounts.services import (
     account_save,
     accounts_import_csv,
 )
+from medreview.drf import report_or_validation_errors
 
 
 def _data(validated: dict, username: str | None = None) -> AccountData:
@@ -93,7 +94,7 @@ class AccountImportAPI(APIView):
     @extend_schema(
         request={"multipart/form-data": AccountImportSerializer},
         responses={200: AccountImportReportSerializer, 201: AccountImportReportSerializer,
-                   400: AccountImportReportSerializer},
+                   400: report_or_validation_errors("AccountImportReport")},
         summary="Create or update accounts from CSV; one bad row refuses the whole file (admins)",
     )
     def post(self, request: Request) -> Response:

@@ -30,6 +30,10 @@ class Profile(models.Model):
     pseudonym = models.CharField(
         max_length=32, unique=True, help_text="Stable name under which researchers see this rater"
     )
+    language = models.CharField(
+        max_length=16, blank=True, choices=settings.LANGUAGES,
+        help_text="Interface language chosen in the top bar (empty: the browser's Accept-Language)",
+    )
 
     class Meta:
         db_table = "annotation_profile"

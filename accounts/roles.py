@@ -2,7 +2,7 @@
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 
-from accounts.models import Role
+from accounts.models import Rank, Role
 
 AnyUser = AbstractBaseUser | AnonymousUser
 
@@ -31,3 +31,16 @@ def is_inspector(user: AnyUser) -> bool:
 def is_rater(user: AnyUser) -> bool:
     """Physicians rate; inspectors are senior physicians and may rate in studies that list them."""
     return user_role(user) in {Role.PHYSICIAN, Role.INSPECTOR}
+
+
+# Seniority, lowest first (LiveClin: attending physicians annotate, senior ones inspect).
+RANK_ORDER: tuple[str, ...] = (Rank.ATTENDING, Rank.ASSOCIATE_CHIEF, Rank.CHIEF)
+
+
+def rank_at_least(user: AnyUser, rank: str) -> bool:
+    """True when no rank is asked for, or the user's recorded rank is `rank` or more senior."""
+    if not rank:
+        return True
+    profile = getattr(user, "profile", None)
+    have = profile.rank if profile is not None else ""
+    return have in RANK_ORDER and RANK_ORDER.index(have) >= RANK_ORDER.index(rank)

@@ -84,6 +84,37 @@ class StudyExportAPI(APIView):
         return _file(_selection(request, study_id=study.pk), fmt)
 
 
+def _pdf(selection: Selection) -> HttpResponse:
+    report = cached_report(selection)
+    response = HttpResponse(exports.report_pdf(report), content_type="application/pdf")
+    name = exports.filename(report, "csv").replace(".zip", ".pdf")
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+PDF_RESPONSE = {(200, "application/pdf"): OpenApiResponse(OpenApiTypes.BINARY)}
+
+
+class StudyReportPDFAPI(APIView):
+    permission_classes = PERMISSIONS
+
+    @extend_schema(parameters=[ReportQuerySerializer], responses=PDF_RESPONSE,
+                   summary="A study's whole report as a PDF (rendered on the server)")
+    def get(self, request: Request, pk: int) -> HttpResponse:
+        study = access_study_for_report(request.user, pk)
+        return _pdf(_selection(request, study_id=study.pk))
+
+
+class ReleaseReportPDFAPI(APIView):
+    permission_classes = PERMISSIONS
+
+    @extend_schema(parameters=[ReportQuerySerializer], responses=PDF_RESPONSE,
+                   summary="A release's whole report as a PDF (rendered on the server)")
+    def get(self, request: Request, pk: int) -> HttpResponse:
+        release = access_release_for_report(request.user, pk)
+        return _pdf(_selection(request, release_id=release.pk))
+
+
 class StudyLabelsAPI(APIView):
     permission_classes = PERMISSIONS
 

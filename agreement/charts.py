@@ -10,6 +10,7 @@ itself therefore never waits for matplotlib.
 from __future__ import annotations
 
 import io
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 import matplotlib
@@ -49,10 +50,33 @@ class ChartSpec:
     alt: str
 
 
+#: Print quality: charts on the page and in the exports are 200-dpi PNGs; exports add SVG, the PDF is vector.
+PNG_DPI = 200
+
+
+#: While set (by `chart_figures`), drawn figures are collected here instead of being rasterised.
+_figure_sink: ContextVar[list[Figure] | None] = ContextVar("figure_sink", default=None)
+
+
 def _png(fig: Figure) -> bytes:
+    sink = _figure_sink.get()
+    if sink is not None:
+        sink.append(fig)
+        return b""
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=96, bbox_inches="tight")
+    fig.savefig(buffer, format="png", dpi=PNG_DPI, bbox_inches="tight")
     return buffer.getvalue()
+
+
+def svg(fig: Figure) -> bytes:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="svg", bbox_inches="tight")
+    return buffer.getvalue()
+
+
+def _legend_below(ax: object, ncol: int = 2, offset: float = -0.18) -> None:
+    """A legend under the plot, clear of the data."""
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, offset), ncol=ncol, fontsize=8, frameon=False)
 
 
 def _num(x: object) -> float:
@@ -72,13 +96,14 @@ def forest_plot(frame: pd.DataFrame) -> Chart | None:
     frame = frame[frame["ac1"].notna()]
     if frame.empty:
         return None
-    labels = frame["task"].astype(str).tolist()
+    names = frame["task_name"] if "task_name" in frame else frame["task"]
+    labels = names.astype(str).tolist()
     ac1 = frame["ac1"].map(_num).to_numpy()
     low = frame["ac1_ci_low"].map(_num).to_numpy()
     high = frame["ac1_ci_high"].map(_num).to_numpy()
     kappa = frame["fleiss_kappa"].map(_num).to_numpy()
     y = np.arange(len(labels))[::-1]
-    fig = Figure(figsize=(6.5, 0.5 * len(labels) + 1.2))
+    fig = Figure(figsize=(7.5, 0.5 * len(labels) + 1.8))
     ax = fig.add_subplot()
     err = np.vstack([np.nan_to_num(ac1 - low), np.nan_to_num(high - ac1)])
     ax.errorbar(ac1, y, xerr=err, fmt="o", color="#1f5f8b", capsize=4, label="Gwet's AC1 (95% CI)")
@@ -86,8 +111,8 @@ def forest_plot(frame: pd.DataFrame) -> Chart | None:
     ax.axvline(0.8, color="#999", linestyle=":", linewidth=1)
     ax.set_yticks(y, labels)
     ax.set_xlim(min(-0.1, np.nanmin(np.concatenate([low, kappa])) - 0.05), 1.02)
-    ax.set_xlabel("coefficient")
-    ax.legend(loc="lower left", fontsize=8, frameon=False)
+    ax.set_xlabel("coefficient (dotted line: 0.8, 'almost perfect')")
+    _legend_below(ax)
     fig.tight_layout()
     return Chart("forest", "AC1 with 95% CI per task", _png(fig),
                  "Forest plot: " + "; ".join(f"{t} AC1 {v:.3f}" for t, v in zip(labels, ac1, strict=True)))
@@ -134,13 +159,15 @@ def scatter_charts(scatter: dict[str, tuple[np.ndarray, np.ndarray]]) -> list[Ch
             slope, intercept = np.polyfit(x[ok], y[ok], 1)
             line = np.array([0.0, 1.0])
             ax.plot(line, slope * line + intercept, color="#b5541c", label=f"y = {slope:.2f}x + {intercept:.2f}")
-            ax.legend(fontsize=8, frameon=False, loc="upper left")
+            _legend_below(ax, ncol=1)
         ax.plot([0, 1], [0, 1], color="#bbb", linestyle=":", linewidth=1)
         ax.set_xlim(-0.02, 1.02)
         ax.set_ylim(-0.02, 1.02)
         ax.set_xlabel("physicians' consensus score")
         ax.set_ylabel("grader score")
-        ax.set_title(grader, fontsize=9)
+        r = float(np.corrcoef(x[ok], y[ok])[0, 1]) if np.ptp(x[ok]) > 0 and np.ptp(y[ok]) > 0 else float("nan")
+        stats_text = f"Pearson r = {r:.3f}, n = {int(ok.sum())}" if np.isfinite(r) else f"n = {int(ok.sum())}"
+        ax.set_title(f"{grader}\n{stats_text}", fontsize=9)
         fig.tight_layout()
         charts.append(Chart(f"scatter-{len(charts)}", f"Grader vs consensus: {grader}", _png(fig),
                             f"Scatter of {grader} score against the consensus score, {int(ok.sum())} responses"))
@@ -167,9 +194,88 @@ def stratum_bars(frame: pd.DataFrame, *, value: str, group: str, title: str, key
     ax.set_xticks(x + width * (len(wide.columns) - 1) / 2, [str(s) for s in wide.index], rotation=35, ha="right",
                   fontsize=8)
     ax.set_ylabel(value)
-    ax.legend(fontsize=7, frameon=False)
+    _legend_below(ax, ncol=min(3, max(1, len(wide.columns))), offset=-0.45)
     fig.tight_layout()
     return Chart(key, title, _png(fig), f"{title}: bar chart over {len(wide)} strata")
+
+
+def _interval_plot(
+    rows: list[tuple[str, str, float, float, float]], *, xlabel: str, zero: float | None, key: str, title: str,
+) -> Chart | None:
+    """Points with 95% CIs: (label, series, value, low, high) per row; one colour per series."""
+    rows = [r for r in rows if np.isfinite(r[2])]
+    if not rows:
+        return None
+    labels = list(dict.fromkeys(r[0] for r in rows))
+    series = list(dict.fromkeys(r[1] for r in rows))
+    fig = Figure(figsize=(7.5, 0.45 * len(labels) * max(1, len(series)) ** 0.5 + 1.8))
+    ax = fig.add_subplot()
+    step = 0.7 / max(1, len(series))
+    for k, name in enumerate(series):
+        mine = [r for r in rows if r[1] == name]
+        y = np.array([len(labels) - 1 - labels.index(r[0]) for r in mine], dtype=float) + (k - (len(series) - 1) / 2) * step
+        v = np.array([r[2] for r in mine])
+        lo = np.array([r[3] if np.isfinite(r[3]) else r[2] for r in mine])
+        hi = np.array([r[4] if np.isfinite(r[4]) else r[2] for r in mine])
+        ax.errorbar(v, y, xerr=np.vstack([v - lo, hi - v]), fmt="o", capsize=3, markersize=4, label=name)
+    if zero is not None:
+        ax.axvline(zero, color="#999", linestyle=":", linewidth=1)
+    ax.set_yticks(np.arange(len(labels))[::-1], labels, fontsize=8)
+    ax.set_xlabel(xlabel)
+    _legend_below(ax, ncol=min(3, len(series)))
+    fig.tight_layout()
+    return Chart(key, title, _png(fig), f"{title}: {len(rows)} estimates with 95% confidence intervals")
+
+
+def medic_forest(frame: pd.DataFrame | None) -> Chart | None:
+    """MEDIC Appendix A.1: judge minus clinician per axis, one colour per judge."""
+    if frame is None or frame.empty:
+        return None
+    rows = [(str(r["axis"]), str(r["judge"]), _num(r["difference"]), _num(r["ci_low"]), _num(r["ci_high"]))
+            for r in frame.to_dict("records")]
+    return _interval_plot(rows, xlabel="judge − clinician (1-5 scale); dotted line: no difference", zero=0.0,
+                          key="medic-forest", title="Judge minus clinician per axis, 95% CI")
+
+
+def ratings_forest(frame: pd.DataFrame | None) -> Chart | None:
+    """MEDIC Fig. 5a: each model's rating with its bootstrap CI, one colour per judge (and physicians)."""
+    if frame is None or frame.empty:
+        return None
+    rows = [(str(r["model"]), str(r["source"]), _num(r["rating"]), _num(r["ci_low"]), _num(r["ci_high"]))
+            for r in frame.to_dict("records")]
+    return _interval_plot(rows, xlabel="rating (Elo scale, mean 1000)", zero=1000.0, key="ratings",
+                          title="Pairwise ratings with 95% bootstrap CI")
+
+
+def coverage_bars(frame: pd.DataFrame | None) -> Chart | None:
+    """ClinConsensus Sec. 5: Rubric Accuracy against CACS@tau per model (the coverage gap), first scorer."""
+    if frame is None or frame.empty:
+        return None
+    if "stratum" in frame:
+        frame = frame[frame["stratum"] == "All"]
+    scorer = frame["scorer"].iloc[0]
+    f = frame[frame["scorer"] == scorer].sort_values("cacs", ascending=False)
+    tau = int(f["tau"].iloc[0])
+    x = np.arange(len(f))
+    fig = Figure(figsize=(max(5.0, 0.7 * len(f) + 2), 3.8))
+    ax = fig.add_subplot()
+    ax.bar(x - 0.2, f["rubric_accuracy"].map(_num), 0.4, label="Rubric Accuracy", color="#9bb7d4")
+    ax.bar(x + 0.2, f["cacs"].map(_num), 0.4, label=f"CACS@{tau}", color="#1f5f8b")
+    ax.set_xticks(x, f["model"].astype(str), rotation=30, ha="right", fontsize=8)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("score")
+    ax.set_title(f"Scorer: {scorer}", fontsize=9)
+    _legend_below(ax, offset=-0.4)
+    fig.tight_layout()
+    return Chart("coverage", f"Rubric Accuracy and CACS@{tau} per model", _png(fig),
+                 f"Bar chart of Rubric Accuracy and CACS@{tau} for {len(f)} models")
+
+
+_TABLE_CHARTS = (
+    ("medic-forest", "judge_vs_clinician", medic_forest, "Judge minus clinician per axis, 95% CI"),
+    ("ratings", "pairwise_ratings", ratings_forest, "Pairwise ratings with 95% bootstrap CI"),
+    ("coverage", "coverage", coverage_bars, "Rubric Accuracy and CACS per model"),
+)
 
 
 def _strata_specs(report: Report) -> list[tuple[str, str, str, str]]:
@@ -199,6 +305,10 @@ def available_charts(report: Report) -> list[ChartSpec]:
     titles = {"strata-ac1": "AC1 per stratum", "strata-mf1": "Macro-F1 per stratum"}
     for key, _table, _value, _group in _strata_specs(report):
         specs.append(ChartSpec(key, titles[key], f"{titles[key]}: bar chart"))
+    for key, table_key, _draw, title in _TABLE_CHARTS:
+        table = report.table(table_key)
+        if table is not None and len(table.frame):
+            specs.append(ChartSpec(key, title, title))
     return specs
 
 
@@ -206,8 +316,12 @@ def render_chart(report: Report, key: str) -> Chart | None:
     """Draw one chart of `available_charts(report)`; None for an unknown key."""
     kind, _, index = key.partition("-")
     chart: Chart | None = None
+    table_charts = {k: (t, draw) for k, t, draw, _title in _TABLE_CHARTS}
     if key == "forest":
         chart = forest_plot(report.chart_data.get("forest"))
+    elif key in table_charts:
+        table = report.table(table_charts[key][0])
+        chart = table_charts[key][1](table.frame if table is not None else None)
     elif kind == "scatter" and index.isdigit():
         items = list(report.chart_data.get("scatter", {}).items())[:MAX_SCATTER]
         if int(index) < len(items):
@@ -227,6 +341,29 @@ def render_chart(report: Report, key: str) -> Chart | None:
     if chart is None:
         return None
     return Chart(key, chart.title, chart.png, chart.alt)
+
+
+def chart_figures(report: Report) -> list[tuple[str, str, Figure]]:
+    """(key, title, figure) of every chart the report can draw, as matplotlib figures (for PDF / SVG)."""
+    out = []
+    for spec in available_charts(report):
+        sink: list[Figure] = []
+        token = _figure_sink.set(sink)
+        try:
+            chart = render_chart(report, spec.key)
+        finally:
+            _figure_sink.reset(token)
+        if chart is not None and sink:
+            out.append((spec.key, chart.title, sink[-1]))
+    return out
+
+
+def chart_files(report: Report) -> list[tuple[str, str, bytes, bytes]]:
+    """(key, title, SVG, 200-dpi PNG) of every chart, for the exports."""
+    files = []
+    for key, title, fig in chart_figures(report):
+        files.append((key, title, svg(fig), _png(fig)))
+    return files
 
 
 def cached_chart(selection: Selection, key: str) -> Chart | None:

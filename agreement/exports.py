@@ -18,8 +18,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from agreement.charts import chart_figures, chart_files
 from agreement.reports import Report, Table, software_version
 from agreement.selectors import RAW_LABEL_COLUMNS, Selection, raw_label_rows
+from medreview.tabular import spreadsheet_safe
 
 FORMATS = {
     "csv": ("application/zip", "zip"),
@@ -40,9 +42,26 @@ def _plain(value: Any) -> Any:
     return value
 
 
+#: Columns holding counts: whole numbers in every export, even when a missing value made pandas
+#: store the column as floats (JSON once said `"n_cases": 9.0`).
+COUNT_COLUMNS = frozenset({"n", "tp", "fp", "fn", "tn", "unknown_labels"})
+
+
+def _is_count(column: Any) -> bool:
+    return str(column) in COUNT_COLUMNS or str(column).startswith("n_")
+
+
+def _cell_value(column: Any, value: Any) -> Any:
+    value = _plain(value)
+    if isinstance(value, float) and value.is_integer() and _is_count(column):
+        return int(value)
+    return value
+
+
 def table_records(table: Table) -> list[dict[str, Any]]:
     frame = table.frame.astype(object)
-    return [{c: _plain(v) for c, v in zip(frame.columns, row, strict=True)} for row in frame.itertuples(index=False)]
+    return [{c: _cell_value(c, v) for c, v in zip(frame.columns, row, strict=True)}
+            for row in frame.itertuples(index=False)]
 
 
 def metadata(report: Report) -> dict[str, Any]:
@@ -72,13 +91,24 @@ def report_json(report: Report) -> bytes:
     return json.dumps(report_dict(report), indent=2, ensure_ascii=False, default=str).encode("utf-8")
 
 
+def _safe_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """Strata, model and rater names come from imported files: no cell or header may run as a formula."""
+    safe = frame.map(spreadsheet_safe) if len(frame) else frame.copy()
+    safe.columns = [spreadsheet_safe(str(c)) for c in frame.columns]
+    return safe
+
+
 def report_csv_zip(report: Report) -> bytes:
     """One CSV per table (tables have different columns), plus about.json with the metadata."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for table in report.tables:
-            archive.writestr(f"{table.key}.csv", table.frame.to_csv(index=False))
+            archive.writestr(f"{table.key}.csv", _safe_frame(table.frame).to_csv(index=False))
         archive.writestr("about.json", json.dumps(metadata(report), indent=2, ensure_ascii=False, default=str))
+        for key, _title, svg_bytes, png_bytes in chart_files(report):
+            # Print quality: SVG (vector) and a 200-dpi PNG of every chart on the page.
+            archive.writestr(f"charts/{key}.svg", svg_bytes)
+            archive.writestr(f"charts/{key}.png", png_bytes)
     return buffer.getvalue()
 
 
@@ -92,41 +122,85 @@ def report_xlsx(report: Report) -> bytes:
     about.append(["medreview agreement report"])
     about.append(["software version", meta["software"]["version"]])
     about.append(["generated at", meta["generated_at"]])
-    about.append(["labels used", meta["labels_used"]])
+    about.append(["labels used", _cell(meta["labels_used"])])
     about.append(["selection", json.dumps(meta["selection"])])
     for key, value in meta["counts"].items():
         about.append([f"count: {key}", value])
     for key, value in meta["conventions"].items():
-        about.append([f"convention: {key}", value])
+        about.append([f"convention: {key}", _cell(value)])
+    _format_sheet(about, [], widths={"A": 34, "B": 110})
     for table in report.tables:
         sheet = workbook.create_sheet(title=table.key[:31])
-        sheet.append([str(c) for c in table.frame.columns])
+        sheet.append([spreadsheet_safe(str(c)) for c in table.frame.columns])
         for record in table_records(table):
             sheet.append([_cell(v) for v in record.values()])
+        _format_sheet(sheet, [str(c) for c in table.frame.columns])
+    _chart_sheet(workbook, report)
     buffer = io.BytesIO()
     workbook.save(buffer)
     return buffer.getvalue()
 
 
-def _looks_like_formula(value: str) -> bool:
-    """A cell spreadsheet software would run as a formula (negative numbers are left alone)."""
-    if value[:1] in ("=", "+", "@"):
-        return True
-    if value[:1] == "-":
-        try:
-            float(value)
-        except ValueError:
-            return True
-    return False
+def _number_format(column: str) -> str:
+    """Shown rounded, stored in full: counts as integers, p-values in scientific notation."""
+    if column.startswith("n_") or column in ("n", "wins", "draws", "losses", "tau", "tp", "fp", "fn", "tn"):
+        return "0"
+    if column.endswith("_p") or column == "p_value":
+        return "0.00E+00"
+    if column in ("rating", "ci_low", "ci_high", "mean_abs_diff_pp"):
+        return "0.00"
+    return "0.000"
+
+
+def _format_sheet(sheet: Any, columns: list[str], *, widths: dict[str, int] | None = None) -> None:
+    """Bold frozen header row, column widths from the content, numbers rounded for display only."""
+    from openpyxl.styles import Font
+    from openpyxl.utils import get_column_letter
+
+    for cell in sheet[1]:
+        cell.font = Font(bold=True)
+    sheet.freeze_panes = "A2"
+    for k, column in enumerate(sheet.iter_cols(min_row=1, max_row=min(sheet.max_row, 200)), start=1):
+        letter = get_column_letter(k)
+        name = columns[k - 1] if k - 1 < len(columns) else ""
+        fmt = _number_format(name)
+        longest = 0
+        for cell in column:
+            if isinstance(cell.value, float):
+                cell.number_format = fmt
+                longest = max(longest, 10)
+            elif cell.value is not None:
+                longest = max(longest, len(str(cell.value)))
+        sheet.column_dimensions[letter].width = (widths or {}).get(letter, min(60, max(10, longest + 2)))
+    for row in sheet.iter_rows(min_row=201):
+        for k, cell in enumerate(row):
+            if isinstance(cell.value, float) and k < len(columns):
+                cell.number_format = _number_format(columns[k])
+
+
+def _chart_sheet(workbook: Any, report: Report) -> None:
+    """Every chart of the report as a 200-dpi image on one "Charts" sheet, one under the other."""
+    from openpyxl.drawing.image import Image
+
+    files = chart_files(report)
+    if not files:
+        return
+    sheet = workbook.create_sheet(title="Charts")
+    row = 1
+    for _key, title, _svg, png in files:
+        sheet.cell(row=row, column=1, value=title)
+        image = Image(io.BytesIO(png))
+        scale = min(1.0, 900 / max(1, image.width))  # 200-dpi pixels shown at about screen size
+        image.width, image.height = image.width * scale, image.height * scale
+        sheet.add_image(image, f"A{row + 1}")
+        row += int(image.height / 20) + 4
 
 
 def _cell(value: Any) -> Any:
     if isinstance(value, list | tuple | dict):
         return json.dumps(value)
-    if isinstance(value, str) and _looks_like_formula(value):
-        # A label or name starting like a formula must stay text in Excel.
-        return "'" + value
-    return value
+    # A label or name starting like a formula must stay text in Excel (one rule for every export).
+    return spreadsheet_safe(value)
 
 
 # ---------------------------------------------------------------------------
@@ -263,12 +337,79 @@ def _tex_ranking_stability(frame: pd.DataFrame) -> str:
     )
 
 
+def _tex_table1(frame: pd.DataFrame) -> str:
+    """LiveMedBench Table 1's layout: one approval column per rater (Rater 1, Rater 2, ...), then AC1."""
+    raters = [c for c in frame.columns if str(c).startswith("approval ")]
+    rows = [[tex_escape(r["task_name"]), *[_f(r[c]) for c in raters], _f(r["ac1"])] for _, r in frame.iterrows()]
+    header = ["Task", *[f"Rater {k}" for k in range(1, len(raters) + 1)], "AC1"]
+    names = ["", *[tex_escape(str(c).removeprefix("approval ")) for c in raters], ""]
+    table = _tabular(
+        "Physician assessment of data quality: each rater's approval rate (a score of at least 1 approves on the "
+        "0-2 scales, as in LiveMedBench) and Gwet's AC1 between the raters (first-round labels).",
+        "tab:table1", header, [[f"\\footnotesize {n}" if n else "" for n in names], *rows],
+        "l" + "r" * (len(raters) + 1),
+    )
+    return table
+
+
+def _tex_judge_vs_clinician(frame: pd.DataFrame) -> str:
+    rows = [
+        [tex_escape(r["judge"]), tex_escape(r["axis"]), _f(r["difference"]), _ci(r["ci_low"], r["ci_high"]),
+         _p(r["p_value"]), _f(r["n"])]
+        for _, r in frame.iterrows()
+    ]
+    return _tabular(
+        "Judge minus clinician on each axis (1-5 scale): mean paired difference with a 95% t interval.",
+        "tab:judge-vs-clinician", ["Judge", "Axis", "Mean diff.", "95\\% CI", "$p$", "$n$"], rows, "llrcrr",
+    )
+
+
+def _tex_pairwise_ratings(frame: pd.DataFrame) -> str:
+    rows = [
+        [tex_escape(r["source"]), tex_escape(r["model"]), _f(r["rating"], 1), _ci1(r["ci_low"], r["ci_high"]),
+         _f(r["n_matches"])]
+        for _, r in frame.iterrows()
+    ]
+    return _tabular(
+        "Pairwise ratings (Bradley-Terry, Elo scale) with 95% bootstrap intervals; judges' wins count only "
+        "when won in both presentation orders.", "tab:pairwise-ratings",
+        ["Source", "Model", "Rating", "95\\% CI", "Matches"], rows, "llrcr",
+    )
+
+
+def _tex_coverage(frame: pd.DataFrame) -> str:
+    has, head = _stratum_prefix(frame)
+    tau = int(frame["tau"].iloc[0]) if len(frame) else 0
+    rows = [
+        _stratum_cells(has, r) + [
+            tex_escape(r["scorer"]), tex_escape(r["model"]), _f(r["rubric_accuracy"]), _f(r["pass_rate"]),
+            _f(r["cacs"]), _f(r["n_responses"])]
+        for _, r in frame.iterrows()
+    ]
+    return _tabular(
+        f"Rubric Accuracy, Pass@{tau} and CACS@{tau} per model (ClinConsensus).", "tab:coverage",
+        [*head, "Scorer", "Model", "Rubric Acc.", f"Pass@{tau}", f"CACS@{tau}", "$n$"], rows,
+        "l" * (len(head) + 2) + "rrrr",
+    )
+
+
+def _ci1(low: Any, high: Any) -> str:
+    low, high = _plain(low), _plain(high)
+    if low is None or high is None:
+        return "--"
+    return f"[{low:.1f}, {high:.1f}]"
+
+
 #: The tables LaTeX export sets, in the paper's order.
 _TEX_TABLES: tuple[tuple[str, Callable[[pd.DataFrame], str]], ...] = (
+    ("table1", _tex_table1),
     ("data_quality", _tex_data_quality),
     ("grader_reliability", _tex_grader_reliability),
     ("expert_groups", _tex_expert_groups),
     ("ranking_stability", _tex_ranking_stability),
+    ("judge_vs_clinician", _tex_judge_vs_clinician),
+    ("pairwise_ratings", _tex_pairwise_ratings),
+    ("coverage", _tex_coverage),
 )
 
 
@@ -285,6 +426,13 @@ def report_tex(report: Report) -> str:
         if table is not None and len(table.frame):
             parts.append(render_table(table.frame))
     return "\n\n".join(parts) + "\n"
+
+
+def report_pdf(report: Report) -> bytes:
+    """The whole report as one PDF (tables in the page's compact layout, charts as vector graphics)."""
+    from agreement.pdf import report_pdf as render_pdf
+
+    return render_pdf(report, [(title, fig) for _key, title, fig in chart_figures(report)])
 
 
 def render(report: Report, fmt: str) -> bytes:
@@ -326,6 +474,4 @@ def raw_labels_lines(selection: Selection) -> Iterator[str]:
 
 
 def _csv_text(value: Any) -> Any:
-    if isinstance(value, str) and _looks_like_formula(value):
-        return "'" + value
-    return value
+    return spreadsheet_safe(value)

@@ -5,31 +5,45 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
-from agreement.selection import GROUPS_INCOMPLETE, STRATA, Selection, groups_incomplete, selection_from_params
+from agreement.selection import (
+    GROUPS_INCOMPLETE,
+    MAX_TAU,
+    STRATA,
+    Selection,
+    groups_incomplete,
+    month_error,
+    selection_from_params,
+)
 from annotation.models import Study
 from cases.models import Difficulty, Register
 from graders.models import GraderRun
 
 
 class ReportFilterForm(forms.Form):
-    task = forms.ChoiceField(required=False, label="Task")
-    model = forms.ChoiceField(required=False, label="Model")
-    grader = forms.TypedChoiceField(required=False, coerce=int, empty_value=None, label="Grader")
+    task = forms.ChoiceField(required=False, label=_("Task"))
+    model = forms.ChoiceField(required=False, label=_("Model"))
+    grader = forms.TypedChoiceField(required=False, coerce=int, empty_value=None, label=_("Grader"))
     specialty = forms.CharField(required=False, max_length=200)
     theme = forms.CharField(required=False, max_length=200)
-    language = forms.CharField(required=False, max_length=16, help_text="e.g. en, zh")
+    language = forms.CharField(required=False, max_length=16, help_text=_("e.g. en, zh"))
     difficulty = forms.ChoiceField(required=False, choices=[("", "any"), *Difficulty.choices])
     register = forms.ChoiceField(required=False, choices=[("", "any"), *Register.choices])
-    month = forms.RegexField(required=False, regex=r"^\d{4}-\d{2}$", help_text="post time, YYYY-MM",
+    month = forms.RegexField(required=False, regex=r"^\d{4}-\d{2}$", help_text=_("post time, YYYY-MM"),
                              error_messages={"invalid": "Enter a month as YYYY-MM, e.g. 2025-06."})
     axis = forms.CharField(required=False, max_length=100)
-    stratify_by = forms.ChoiceField(required=False, label="Break down by",
+    stratify_by = forms.ChoiceField(required=False, label=_("Break down by"),
                                     choices=[("", "nothing"), *STRATA.items()])
-    group_by = forms.ChoiceField(required=False, label="Expert groups",
-                                 choices=[("", "from the pseudonyms below"), ("rank", "attending vs senior rank")])
-    group_a = forms.CharField(required=False, max_length=2000, label="Group A pseudonyms")
-    group_b = forms.CharField(required=False, max_length=2000, label="Group B pseudonyms")
+    group_by = forms.ChoiceField(required=False, label=_("Expert groups"),
+                                 choices=[("", "from the pseudonyms below"), ("rank", "attending vs senior rank"),
+                                          ("study", "the study's groups A and B")])
+    group_a = forms.CharField(required=False, max_length=2000, label=_("Group A pseudonyms"))
+    group_b = forms.CharField(required=False, max_length=2000, label=_("Group B pseudonyms"))
+    tau = forms.IntegerField(required=False, min_value=1, max_value=MAX_TAU, label=_("CACS threshold τ"),
+                             help_text=_("blank: calibrated from physician-written responses, or 10 of 30 scaled"))
+    tau_model = forms.CharField(required=False, max_length=200, label=_("Physician-written responses (model name)"),
+                                help_text=_("calibrates τ from the physicians' labels on these responses"))
 
     def __init__(self, *args: Any, study: Study | None = None, models: list[str] | None = None, **kwargs: Any):
         super().__init__(*args, **kwargs)
@@ -37,6 +51,12 @@ class ReportFilterForm(forms.Form):
         self.fields["task"].choices = [("", "all tasks"), *tasks]
         self.fields["model"].choices = [("", "all models"), *[(m, m) for m in models or []]]
         self.fields["grader"].choices = [("", "all graders"), *GraderRun.objects.values_list("pk", "name")]
+
+    def clean_month(self) -> str:
+        value = self.cleaned_data.get("month") or ""
+        if value and (problem := month_error(value)):
+            raise forms.ValidationError(problem)
+        return value
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()

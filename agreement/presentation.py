@@ -36,6 +36,11 @@ HEADERS: dict[str, str] = {
     "grader_a": "Grader A", "grader_b": "Grader B", "metric": "Metric", "top3": "Top-3 kept",
     "top5": "Top-5 kept", "n_responses": "Responses", "n_matches": "Matches", "opponent": "Opponent",
     "model": "Model", "stratum": "Stratum", "scope": "Scope", "categories": "Categories",
+    "n_scores": "Scores", "n_valid": "Valid scores", "mean_raw": "Mean raw score", "mean_normalized": "Mean normalised",
+    "fleiss_kappa_se": "Fleiss' κ SE", "kind": "Kind", "n_cases": "Cases", "n_decisions": "Decisions",
+    "n_rater_pairs": "Rater pairs", "macro_f1_pooled": "Macro-F1 (pooled)", "f1_met": "F1 (met)",
+    "f1_not_met": "F1 (not met)", "calibration_model": "Physician-written responses", "median_hits": "Median hits",
+    "hit_rate": "Hit rate", "n_hits": "Hits", "responses": "Responses", "hits": "Hits",
 }
 
 _WORDS = {"ac1": "AC1", "ac2": "AC2", "ci": "CI", "se": "SE", "mf1": "MF1", "pp": "(pp)", "n": "n", "p": "p",
@@ -147,6 +152,8 @@ def compact(frame: pd.DataFrame) -> tuple[list[str], list[list[str]], list[str]]
     folded = {g.value: g for g in groups}
     hidden = {c for g in groups for c in (g.low, g.high, g.p) if c}
     hidden |= {c for c in columns if _DROP_FOR_COMPACT.search(c) and c.removesuffix("_se") in folded}
+    if "task_name" in columns:
+        hidden.add("task")  # the task's name says it; the slug stays in the exports
     shown = [c for c in columns if c not in hidden]
     records = frame.astype(object).to_dict("records")
     rows = [[_compact_cell(c, record, folded.get(c)) for c in shown] for record in records]

@@ -27,6 +27,24 @@ STRATA: dict[str, str] = {
 REVISION_STRATA = ("specialty", "theme", "language", "difficulty", "register", "month")
 
 
+_MONTH = re.compile(r"(\d{4})-(\d{2})")
+
+
+def month_error(value: str) -> str | None:
+    """Why `value` is not a month filter (YYYY-MM, a real month whose end is a date), or None."""
+    match = _MONTH.fullmatch(value)
+    if match is None:
+        return "Enter a month as YYYY-MM, e.g. 2025-06."
+    year, month = int(match.group(1)), int(match.group(2))
+    if not 1 <= month <= 12 or not 1 <= year <= 9998:
+        return "No such month: use a year from 0001 to 9998 and a month from 01 to 12, e.g. 2025-06."
+    return None
+
+
+GROUP_BY = ("", "rank", "study")
+MAX_TAU = 1000
+
+
 @dataclass(frozen=True)
 class Selection:
     """Which labels a report covers. Empty fields mean "no restriction"."""
@@ -43,17 +61,26 @@ class Selection:
     #: Expert groups as pseudonyms; empty = no expert-group table unless `group_by` is set.
     group_a: tuple[str, ...] = ()
     group_b: tuple[str, ...] = ()
-    #: "rank": attending vs senior (associate chief, chief) raters.
+    #: "rank": attending vs senior (associate chief, chief) raters; "study": the groups the study
+    #: assigned its raters to (expert groups by design).
     group_by: str = ""
+    #: ClinConsensus CACS@tau / Pass@tau threshold; 0 = calibrate (see `tau_model`) or scale 10 of 30.
+    tau: int = 0
+    #: A model name whose responses are physician-written: tau is calibrated from them.
+    tau_model: str = ""
 
     def __post_init__(self) -> None:
-        for name, _value in self.filters:
+        for name, value in self.filters:
             if name not in STRATA:
                 raise ValueError(f"unknown stratum filter {name!r}; choose from {', '.join(STRATA)}")
+            if name == "month" and (problem := month_error(value)):
+                raise ValueError(problem)
         if self.stratify_by and self.stratify_by not in STRATA:
             raise ValueError(f"unknown stratum {self.stratify_by!r}; choose from {', '.join(STRATA)}")
-        if self.group_by not in ("", "rank"):
-            raise ValueError("group_by must be '' or 'rank'")
+        if self.group_by not in GROUP_BY:
+            raise ValueError("group_by must be '', 'rank' or 'study'")
+        if isinstance(self.tau, bool) or not isinstance(self.tau, int) or not 0 <= self.tau <= MAX_TAU:
+            raise ValueError(f"tau must be a whole number from 1 to {MAX_TAU} (0 = calibrate)")
 
     @property
     def filter_dict(self) -> dict[str, str]:
@@ -72,6 +99,8 @@ class Selection:
             "group_a": list(self.group_a),
             "group_b": list(self.group_b),
             "group_by": self.group_by,
+            "tau": self.tau,
+            "tau_model": self.tau_model,
         }
 
 
@@ -94,7 +123,7 @@ def selection_from_params(params: Mapping[str, Any], **scope: int) -> Selection:
     """The Selection for validated report parameters (the page's filter form and the API's query alike).
 
     `params` holds the cleaned values of `task`, `grader`, the `FILTER_PARAMS`, `stratify_by`,
-    `group_by`, `group_a` and `group_b` (missing or empty = no restriction); `scope` is
+    `group_by`, `group_a`, `group_b`, `tau` and `tau_model` (missing or empty = no restriction); `scope` is
     `study_id=` or `release_id=`.
     """
     return Selection(
@@ -106,4 +135,6 @@ def selection_from_params(params: Mapping[str, Any], **scope: int) -> Selection:
         group_by=params.get("group_by") or "",
         group_a=split_pseudonyms(params.get("group_a")),
         group_b=split_pseudonyms(params.get("group_b")),
+        tau=int(params.get("tau") or 0),
+        tau_model=(params.get("tau_model") or "").strip(),
     )

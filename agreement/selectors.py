@@ -30,7 +30,7 @@ from agreement.selection import (  # noqa: F401  (public path: agreement.selecto
     selection_from_params,
     split_pseudonyms,
 )
-from annotation.models import Assignment, Item, Rating, ScaleCategory, TaskType
+from annotation.models import Assignment, Item, Rating, ScaleCategory, StudyMember, TaskType
 from cases.models import CaseRevision, ModelResponse, RubricCriterion
 from graders.models import GraderDecision, GraderRun, JudgeScore, PairwiseJudgement
 
@@ -140,6 +140,7 @@ def _lookup(frame: pd.DataFrame, key: str, table: pd.DataFrame, columns: Sequenc
 
 RATING_COLUMNS = (
     "item", "revision", "response", "task", "field", "criterion", "rater", "label", "points", "axis", "model",
+    "imported",
 )
 
 
@@ -240,12 +241,15 @@ def rating_frame(selection: Selection, *, criteria: CriterionCache | None = None
     frame["field"] = _field_keys(frame["field"], frame["criterion"])
     table = _frame(
         assignments.order_by().values_list(
-            "pk", "item_id", "rater_id", "item__revision_id", "item__response_id", "item__response__model_name"
+            "pk", "item_id", "rater_id", "item__revision_id", "item__response_id", "item__response__model_name",
+            "imported",
         ),
-        ("id", "item", "rater", "revision", "response", "model"), text=("model",),
+        ("id", "item", "rater", "revision", "response", "model", "imported"), text=("model",),
     ).set_index("id")
     table["model"] = table["model"].astype(object).where(table["model"].notna(), None)  # case items: no model
-    _lookup(frame, "assignment", table, ("item", "rater", "revision", "response", "model"))
+    # PostgreSQL's CSV spells booleans t / f; SQLite returns 0 / 1.
+    table["imported"] = table["imported"].isin((True, 1, "t", "true", "True"))
+    _lookup(frame, "assignment", table, ("item", "rater", "revision", "response", "model", "imported"))
     tasks = pd.DataFrame(list(TaskType.objects.values_list("pk", "slug")), columns=["id", "task"]).set_index("id")
     _lookup(frame, "task_id", tasks, ("task",))
     has_criterion = frame["criterion"].notna() if len(frame) else pd.Series(dtype=bool)
@@ -309,23 +313,28 @@ def decision_frame(selection: Selection, *, criteria: CriterionCache | None = No
     return frame[list(DECISION_COLUMNS)]
 
 
-JUDGE_COLUMNS = ("run", "response", "score", "status", "revision", "model")
+JUDGE_COLUMNS = ("run", "response", "score", "status", "revision", "model", "axis", "raw")
 
 
 def judge_frame(selection: Selection) -> pd.DataFrame:
-    """Holistic judge scores (axis "") on the selection's responses.
+    """Judge scores on the selection's responses: holistic (axis "") and per axis (Likert judges).
 
-    A holistic score belongs to no criterion axis, so an axis filter leaves no judge score.
+    `score` is the normalised score in [0, 1], `raw` the judge's own (1-5 for a Likert judge). An
+    axis filter keeps the scores on that axis: a holistic score belongs to no axis.
     """
-    if "axis" in selection.filter_dict:
-        return pd.DataFrame(columns=list(JUDGE_COLUMNS))
-    qs = JudgeScore.objects.filter(_response_q(selection), axis="").order_by().values_list(
+    q = _response_q(selection)
+    axis = selection.filter_dict.get("axis")
+    if axis is not None:
+        q &= Q(axis=axis)
+    qs = JudgeScore.objects.filter(q).order_by().values_list(
         "run_id", "response_id", "normalized_score", "status", "response__revision_id", "response__model_name",
+        "axis", "raw_score",
     )
-    return _frame(qs, JUDGE_COLUMNS, text=("status", "model"))
+    return _frame(qs, JUDGE_COLUMNS, text=("status", "model", "axis"))
 
 
 PAIRWISE_COLUMNS = ("run", "a", "b", "order", "verdict")
+PAIRWISE_MODEL_COLUMNS = (*PAIRWISE_COLUMNS, "model_a", "model_b")
 
 
 def pairwise_frame(selection: Selection) -> pd.DataFrame:
@@ -335,10 +344,35 @@ def pairwise_frame(selection: Selection) -> pd.DataFrame:
     if selection.study_id is not None:
         in_study = Item.objects.filter(study_id=selection.study_id, response__isnull=False).values("response_id")
         q &= Q(response_a_id__in=in_study) | Q(response_b_id__in=in_study)
-    qs = PairwiseJudgement.objects.filter(q).order_by().values_list(
-        "run_id", "response_a_id", "response_b_id", "order", "verdict"
+    qs = PairwiseJudgement.objects.filter(q).order_by("pk").values_list(
+        "run_id", "response_a_id", "response_b_id", "order", "verdict", "response_a__model_name",
+        "response_b__model_name",
     )
-    return _frame(qs, PAIRWISE_COLUMNS, text=("order", "verdict"))
+    return _frame(qs, PAIRWISE_MODEL_COLUMNS, text=("order", "verdict", "model_a", "model_b"))
+
+
+HUMAN_PAIRWISE_COLUMNS = ("rater", "item", "a", "b", "model_a", "model_b", "order", "verdict")
+
+
+def human_pairwise_frame(selection: Selection) -> pd.DataFrame:
+    """Physicians' first-round pairwise preferences with the order each was shown in.
+
+    `verdict` is stored in terms of the item's response (A) and response_b (B) whatever the order
+    shown; `order` is the assignment's `pair_order` ("ab" = A shown first, "" when unknown, e.g.
+    imported labels).
+    """
+    qs = Rating.objects.filter(
+        round=AGREEMENT_ROUND, task__target="pairwise",
+        assignment_id__in=_assignments(selection).order_by().values("pk"),
+    )
+    if selection.tasks:
+        qs = qs.filter(task__slug__in=selection.tasks)
+    qs = qs.order_by().values_list(
+        "assignment__rater_id", "assignment__item_id", "assignment__item__response_id",
+        "assignment__item__response_b_id", "assignment__item__response__model_name",
+        "assignment__item__response_b__model_name", "assignment__pair_order", "label",
+    )
+    return _frame(qs, HUMAN_PAIRWISE_COLUMNS, text=("model_a", "model_b", "order", "verdict"))
 
 
 def pairwise_run_frame(run_ids: Sequence[int]) -> pd.DataFrame:
@@ -365,6 +399,12 @@ def raters(user_ids: Iterable[int]) -> dict[int, RaterInfo]:
         uid: RaterInfo(pseudonym=pseudonym, rank=rank)
         for uid, pseudonym, rank in Profile.objects.filter(user_id__in=ids).values_list("user_id", "pseudonym", "rank")
     }
+
+
+def study_rater_groups(study_id: int) -> dict[int, str]:
+    """rater id -> "A" / "B": the expert groups the study assigned its raters to (by design)."""
+    return dict(StudyMember.objects.filter(study_id=study_id, role=StudyMember.Role.RATER).exclude(group="")
+                .values_list("user_id", "group"))
 
 
 def rater_ids_for_pseudonyms(pseudonyms: Iterable[str]) -> list[int]:

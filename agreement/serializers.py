@@ -6,7 +6,15 @@ from typing import Any
 
 from rest_framework import serializers
 
-from agreement.selection import GROUPS_INCOMPLETE, STRATA, Selection, groups_incomplete, selection_from_params
+from agreement.selection import (
+    GROUPS_INCOMPLETE,
+    MAX_TAU,
+    STRATA,
+    Selection,
+    groups_incomplete,
+    month_error,
+    selection_from_params,
+)
 from cases.models import Difficulty, Register
 
 
@@ -24,9 +32,20 @@ class ReportQuerySerializer(serializers.Serializer):
     month = serializers.RegexField(r"^\d{4}-\d{2}$", required=False, help_text="Month of post time, YYYY-MM")
     axis = serializers.CharField(required=False)
     stratify_by = serializers.ChoiceField(required=False, choices=list(STRATA), help_text="Break every table down")
-    group_by = serializers.ChoiceField(required=False, choices=["rank"], help_text="Expert groups by rank")
+    group_by = serializers.ChoiceField(
+        required=False, choices=["rank", "study"],
+        help_text="Expert groups by rank, or the groups the study assigned its raters to")
     group_a = serializers.CharField(required=False, help_text="Expert group A: comma-separated pseudonyms")
     group_b = serializers.CharField(required=False, help_text="Expert group B: comma-separated pseudonyms")
+    tau = serializers.IntegerField(required=False, min_value=1, max_value=MAX_TAU,
+                                   help_text="CACS@tau / Pass@tau threshold (default: calibrated or 10 of 30)")
+    tau_model = serializers.CharField(required=False, max_length=200,
+                                      help_text="Model whose responses are physician-written: tau calibrated from them")
+
+    def validate_month(self, value: str) -> str:
+        if problem := month_error(value):
+            raise serializers.ValidationError(problem)
+        return value
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if groups_incomplete(attrs):

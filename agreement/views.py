@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from django.db.models import Count
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, StreamingHttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
@@ -20,36 +19,17 @@ from agreement.access import (
 )
 from agreement.charts import available_charts, cached_chart
 from agreement.forms import ReportFilterForm
+from agreement.presentation import compact
 from agreement.reports import Report, Table, cached_report
 from agreement.selectors import Selection, study_models
 
-COUNT_COLUMNS = {"tp", "fp", "fn", "tn", "unknown_labels"}
-
-
-def _cell(column: str, value: Any) -> str:
-    """Table cells as researchers read them: counts as integers, p-values in scientific notation."""
-    if value is None:
-        return "—"
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "—"
-        if column.startswith("n_") or column in COUNT_COLUMNS:
-            return f"{int(value)}"
-        if column.endswith("_p") and value < 1e-3:
-            return f"{value:.2e}"
-        if column.endswith("_pp"):
-            return f"{value:.2f}"
-        return f"{value:.3f}"
-    return str(value)
-
 
 def display_table(table: Table) -> dict[str, Any]:
-    frame = table.frame
-    columns = [str(c) for c in frame.columns]
-    rows = [[_cell(c, v) for c, v in zip(columns, row, strict=True)] for row in frame.astype(object).itertuples(
-        index=False)]
-    return {"key": table.key, "title": table.title, "note": table.note,
-            "columns": [c.replace("_", " ") for c in columns], "rows": rows}
+    """A table as the page shows it: human headers, each value with its CI and p in one cell
+    (`agreement.presentation`), so nothing needs sideways scrolling at 1280 px."""
+    heads, rows, shown = compact(table.frame)
+    return {"key": table.key, "title": table.title, "note": table.note, "columns": heads, "rows": rows,
+            "wide": len(shown) > 9}
 
 
 @require_http_methods(["GET"])
@@ -68,8 +48,10 @@ def _report_page(
         (fmt, reverse(export_name, args=[subject.pk, fmt]) + (f"?{query}" if query else ""))
         for fmt in exports.FORMATS
     ]
+    pdf_name = export_name.replace("_export", "_pdf")
+    pdf_url = reverse(pdf_name, args=[subject.pk]) + (f"?{query}" if query else "")
     context: dict[str, Any] = {"title": title, "form": form, "subject": subject, "export_links": export_links,
-                               "labels_url": labels_url}
+                               "labels_url": labels_url, "pdf_url": pdf_url}
     if not form.is_valid():
         return render(request, "agreement/report.html", context, status=400)
     try:
@@ -109,21 +91,53 @@ def release_report(request: HttpRequest, pk: int) -> HttpResponse:
     )
 
 
+def _bad_request(message: str) -> HttpResponse:
+    """400 as plain text: messages may quote what was submitted, and text/html would run it."""
+    return HttpResponse(message, status=400, content_type="text/plain; charset=utf-8")
+
+
 def _export(request: HttpRequest, form: ReportFilterForm, scope: dict[str, int], fmt: str) -> HttpResponse:
     if fmt not in exports.FORMATS:
-        return HttpResponseBadRequest(f"Unknown format {fmt!r}; choose from {', '.join(exports.FORMATS)}.")
+        return _bad_request(f"Unknown format; choose from {', '.join(exports.FORMATS)}.")
     if not form.is_valid():
-        return HttpResponseBadRequest("Invalid filters: " + "; ".join(
+        return _bad_request("Invalid filters: " + "; ".join(
             f"{field}: {' '.join(errors)}" for field, errors in form.errors.items()))
     try:
         selection = form.selection(**scope)
     except ValueError as exc:
-        return HttpResponseBadRequest(str(exc))
+        return _bad_request(str(exc))
     report: Report = cached_report(selection)
     content_type, _ext = exports.FORMATS[fmt]
     response = HttpResponse(exports.render(report, fmt), content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{exports.filename(report, fmt)}"'
     return response
+
+
+def _pdf(form: ReportFilterForm, scope: dict[str, int]) -> HttpResponse:
+    if not form.is_valid():
+        return _bad_request("Invalid filters: " + "; ".join(
+            f"{field}: {' '.join(errors)}" for field, errors in form.errors.items()))
+    try:
+        selection = form.selection(**scope)
+    except ValueError as exc:
+        return _bad_request(str(exc))
+    report: Report = cached_report(selection)
+    response = HttpResponse(exports.report_pdf(report), content_type="application/pdf")
+    response["Content-Disposition"] = f'attachment; filename="{exports.filename(report, "csv").replace(".zip", ".pdf")}"'
+    return response
+
+
+@require_http_methods(["GET"])
+def study_pdf(request: HttpRequest, pk: int) -> HttpResponse:
+    """The whole report as a PDF, rendered on the server (matplotlib; no browser)."""
+    study = access_study_for_report(request.user, pk)
+    return _pdf(ReportFilterForm(request.GET, study=study, models=study_models(study.pk)), {"study_id": study.pk})
+
+
+@require_http_methods(["GET"])
+def release_pdf(request: HttpRequest, pk: int) -> HttpResponse:
+    release = access_release_for_report(request.user, pk)
+    return _pdf(ReportFilterForm(request.GET), {"release_id": release.pk})
 
 
 @require_http_methods(["GET"])
@@ -141,11 +155,11 @@ def release_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
 
 def _chart(form: ReportFilterForm, scope: dict[str, int], key: str) -> HttpResponse:
     if not form.is_valid():
-        return HttpResponseBadRequest("Invalid filters.")
+        return _bad_request("Invalid filters.")
     try:
         selection = form.selection(**scope)
     except ValueError as exc:
-        return HttpResponseBadRequest(str(exc))
+        return _bad_request(str(exc))
     chart = cached_chart(selection, key)
     if chart is None:
         raise Http404("No such chart for this report.")

@@ -10,8 +10,8 @@ from django.db.models import QuerySet
 from django.http import Http404
 
 from accounts.models import Role
-from accounts.roles import AnyUser, user_role
-from annotation.models import Assignment, Item, Study, StudyMember
+from accounts.roles import AnyUser, rank_at_least, user_role
+from annotation.models import Assignment, Curation, Item, Study, StudyMember
 
 
 def _deny_read_only(user: AnyUser) -> None:
@@ -31,7 +31,8 @@ def check_can_manage_studies(user: AnyUser, message: str = "Only admins manage s
 
 
 def check_can_inspect_study(user: AnyUser, study: Study) -> None:
-    """Services' check before an inspection write: admins, or the study's inspectors (403 otherwise)."""
+    """Services' check before an inspection write: admins, or the study's inspectors of at least the
+    study's minimum rank (403 otherwise)."""
     role = user_role(user)
     if role == Role.ADMIN:
         return
@@ -41,6 +42,27 @@ def check_can_inspect_study(user: AnyUser, study: Study) -> None:
         role=StudyMember.Role.INSPECTOR,
     ).exists():
         raise PermissionDenied("You are not an inspector of this study.")
+    check_inspector_rank(user, study)
+
+
+def check_inspector_rank(user: AnyUser, study: Study) -> None:
+    """LiveClin Sec. 3.4: senior physicians inspect. Admins are not held to a rank."""
+    if user_role(user) != Role.ADMIN and not rank_at_least(user, study.min_inspector_rank):
+        raise PermissionDenied(
+            f"This study is inspected by {study.min_inspector_rank.replace('_', ' ')} physicians or more senior."
+        )
+
+
+def check_can_decide_item(user: AnyUser, item: Item) -> None:
+    """Before an inspection decision (accept, adjudicate, return): `check_can_inspect_study`, and
+    never on an item the user rated: another inspector must decide it (403)."""
+    check_can_inspect_study(user, item.study)
+    if Assignment.objects.filter(
+        item=item,
+        rater_id=user.pk,
+        state__in=Assignment.RATED_STATES,
+    ).exists():
+        raise PermissionDenied("You rated this item; another inspector must decide it.")
 
 
 def check_can_write_assignment(user: AnyUser, assignment: Assignment) -> None:
@@ -141,7 +163,21 @@ def access_item_for_inspection(user: AnyUser, pk: int) -> Item:
         ).first()
     if item is None:
         raise Http404("Not found.")
+    _deny_own_open_item(user, item)
+    check_inspector_rank(user, item.study)
     return item
+
+
+def _deny_own_open_item(user: AnyUser, item: Item) -> None:
+    """An inspector who also rates this item sees no one's labels while it still collects ratings:
+    reading the other rater's labels and comments first would bias their own."""
+    if item.status != Item.Status.OPEN:
+        return
+    rates_it = Assignment.objects.filter(item=item, rater_id=user.pk).exclude(
+        state__in=(Assignment.State.EXPIRED, Assignment.State.SKIPPED)
+    )
+    if rates_it.exists():
+        raise PermissionDenied("You rate this item: inspect it once its ratings are in.")
 
 
 def access_study_for_inspection(user: AnyUser, pk: int) -> Study:
@@ -174,3 +210,59 @@ def access_study_for_progress(user: AnyUser, pk: int) -> Study:
     if study is None:
         raise Http404("Not found.")
     return study
+
+
+# --- after review: exports, item history, curations (docs/curation.md) ---------------------------
+
+
+def check_can_curate(user: AnyUser) -> None:
+    """Curating a release writes a new release: admins only (403)."""
+    if user_role(user) != Role.ADMIN:
+        raise PermissionDenied("Only admins curate releases.")
+
+
+def check_can_see_real_names(user: AnyUser) -> None:
+    """Exports show actors by pseudonym; real user names are for admins who ask (403 otherwise)."""
+    if user_role(user) != Role.ADMIN:
+        raise PermissionDenied("Only admins may export real user names.")
+
+
+def access_study_for_export(user: AnyUser, pk: int) -> Study:
+    """Label and audit-trail exports and the effort report: the readers of the study's progress."""
+    return access_study_for_progress(user, pk)
+
+
+def access_item_for_history(user: AnyUser, pk: int) -> Item:
+    """An item's full history (raters by name): admins and the inspectors of its study."""
+    items = Item.objects.select_related("study", "revision", "revision__case")
+    role = user_role(user)
+    if role == Role.ADMIN:
+        item = items.filter(pk=pk).first()
+    elif role in (Role.PHYSICIAN, Role.INSPECTOR):
+        item = items.filter(
+            pk=pk,
+            study__memberships__user=user,
+            study__memberships__role=StudyMember.Role.INSPECTOR,
+        ).first()
+    else:
+        item = None
+    if item is None:
+        raise Http404("Not found.")
+    return item
+
+
+def access_curations_for_management(user: AnyUser) -> QuerySet[Curation]:
+    """Curations: admins (researchers 403, everyone else 404, as for managing studies)."""
+    role = user_role(user)
+    if role == Role.RESEARCHER:
+        raise PermissionDenied("Researchers cannot curate releases.")
+    if role != Role.ADMIN:
+        raise Http404("Not found.")
+    return Curation.objects.all()
+
+
+def access_curation_for_management(user: AnyUser, pk: int) -> Curation:
+    curation = access_curations_for_management(user).filter(pk=pk).first()
+    if curation is None:
+        raise Http404("Not found.")
+    return curation

@@ -7,6 +7,7 @@ from django.contrib import admin
 
 from annotation.models import (
     Assignment,
+    Curation,
     FinalLabel,
     Inspection,
     Item,
@@ -53,6 +54,7 @@ class StudyAdmin(admin.ModelAdmin):
     filter_horizontal = ["tasks"]
     inlines = [StudyMemberInline]
     readonly_fields = ["seed", "selection", "created_by", "created_at"]
+    # hourly_rate and currency (effort and cost, docs/curation.md) are editable here like the rest.
 
 
 @admin.register(Item)
@@ -82,9 +84,10 @@ class RatingAdmin(ReadOnlyAdmin):
 
 @admin.register(ReviewEvent)
 class ReviewEventAdmin(ReadOnlyAdmin):
-    list_display = ["created_at", "kind", "item", "actor", "reason"]
+    # Append-only (the model refuses too): no add, change or delete, hence no "delete selected" either.
+    list_display = ["study", "seq", "created_at", "kind", "item", "actor", "reason", "hash"]
     list_filter = ["kind"]
-    list_select_related = ["item", "actor"]
+    list_select_related = ["study", "item", "actor"]
 
 
 @admin.register(Inspection)
@@ -99,3 +102,12 @@ class FinalLabelAdmin(ReadOnlyAdmin):
     list_display = ["item", "task", "field_key", "label", "source", "decided_by", "created_at"]
     list_filter = ["source", "task"]
     list_select_related = ["item", "task", "decided_by"]
+
+
+@admin.register(Curation)
+class CurationAdmin(ReadOnlyAdmin):
+    """Curations are made on the Curations page (annotation:curation_list); here they are read."""
+
+    list_display = ["name", "release", "format", "created_by", "created_at"]
+    list_select_related = ["release__dataset", "created_by"]
+    search_fields = ["name"]

@@ -22,7 +22,7 @@ from rest_framework.views import APIView
 
 from accounts.models import Role
 from accounts.roles import user_role
-from annotation import access, selectors, services
+from annotation import access, liveclin, selectors, services
 from annotation.models import Assignment, Item, ReviewEvent, Study, StudyMember
 from annotation.serializers import (
     AcceptInputSerializer,
@@ -84,7 +84,8 @@ def _field(f: selectors.Field) -> dict[str, Any]:
 
 
 def _item_content(item: Item, fields: list[selectors.Field], *, pair_order: str) -> dict[str, Any]:
-    """The blinded item content (`selectors.item_content_for_rater`) as JSON."""
+    """The blinded item content (`selectors.item_content_for_rater`) as JSON; a LiveClin question set
+    as the auditor or the examinee view (`annotation.liveclin`), by the fields shown."""
     content = selectors.item_content_for_rater(item, fields, pair_order=pair_order)
     revision = content.revision
     body: dict[str, Any] = {
@@ -103,16 +104,9 @@ def _item_content(item: Item, fields: list[selectors.Field], *, pair_order: str)
         body["responses"] = [{"position": "A", "text": first.text}, {"position": "B", "text": second.text}]
     if content.question_set:
         qs = content.question_set
-        body["question_set"] = {
-            "scenario": qs.scenario, "scenario_images": content.scenario_images,
-            "scenario_tables": qs.scenario_tables,
-            "mcqs": [
-                {"id": b.mcq.pk, "order": b.mcq.order, "stage": b.mcq.stage, "question": b.mcq.question,
-                 "options": b.mcq.options, "correct_answer": b.correct_answer, "image_details": b.image_details,
-                 "table_details": b.mcq.table_details}
-                for b in content.mcqs()
-            ],
-        }
+        body["question_set"] = (
+            liveclin.auditor_content(qs, item.revision.source) if content.privileged else liveclin.examinee_content(qs)
+        )
     return body
 
 
@@ -139,7 +133,7 @@ def _assignment(a: Assignment, requests: dict[int, str]) -> dict[str, Any]:
     }
 
 
-def _assignment_detail(a: Assignment) -> dict[str, Any]:
+def _assignment_detail(a: Assignment, *, phase: str = "") -> dict[str, Any]:
     loaded = a._state.fields_cache.get("item")
     if loaded is not None and {"study", "revision"} <= set(loaded._state.fields_cache):
         item = loaded  # a fresh claim comes with its item and case text already joined
@@ -150,14 +144,23 @@ def _assignment_detail(a: Assignment) -> dict[str, Any]:
             .get(pk=a.item_id)
         )
         a.item = item
-    fields = selectors.item_fields(item)
-    return {
+    all_fields = selectors.item_fields(item)
+    # LiveClin: one phase of a two-phase question-set review (409 for phase 2 before phase 1 is done).
+    current = liveclin.current_phase(item, all_fields, liveclin.assignment_values(a), phase)
+    fields = liveclin.phase_fields(all_fields, current) if current else all_fields
+    body = {
         "assignment": _assignment(a, _revision_requests([a])),
         "fields": [_field(f) for f in fields],
         "item": _item_content(item, fields, pair_order=a.pair_order),
         "my_labels": selectors.own_latest_labels(a),
         "guidelines": item.study.guidelines,
     }
+    if current:
+        body["phase"] = {"current": current, "phases": liveclin.phases(item, all_fields)}
+        notes = liveclin.prescreen_notes(item.study, item, fields)  # only when the study shows the pre-screen
+        if notes:
+            body["prescreen"] = {fid: {"verdict": n.label, "explanation": n.explanation} for fid, n in notes.items()}
+    return body
 
 
 def _item_summary(item: Item) -> dict[str, Any]:
@@ -212,13 +215,14 @@ class StudyListAPI(ReviewBaseAPI):
             kind=v["kind"], dataset=v["dataset"], release_label=v["release_label"], model_names=v["model_names"],
             specialties=v["specialties"], themes=v["themes"], difficulty=v["difficulty"], register=v["register"],
             language=v["language"], post_month_from=v["post_month_from"], post_month_to=v["post_month_to"],
-            sample_n=v["sample_n"], seed=v["seed"],
+            sample_n=v["sample_n"], seed=v["seed"], passed_prescreen=v["passed_prescreen"], validated=v["validated"],
         )
         study = services.study_create(
             name=v["name"], created_by=request.user, task_slugs=v["task_slugs"], selection=selection, raters_per_item=v["raters_per_item"], inspect_all=v["inspect_all"],
             inspect_disagreements=v["inspect_disagreements"], inspect_share=v["inspect_share"],
             guidelines=v["guidelines"], deadline=v["deadline"], required_specialties=v["required_specialties"],
             required_languages=v["required_languages"], lease_minutes=v["lease_minutes"], seed=v["seed"],
+            show_prescreen=v["show_prescreen"], min_inspector_rank=v["min_inspector_rank"],
         )
         if raters:
             services.study_add_members(study=study, users=raters, role=StudyMember.Role.RATER, actor=request.user)
@@ -251,10 +255,15 @@ class ClaimNextAPI(ReviewBaseAPI):
 
 
 class AssignmentDetailAPI(ReviewBaseAPI):
-    @extend_schema(responses=AssignmentDetailSerializer, summary="One of your assignments, with your draft")
+    @extend_schema(responses=AssignmentDetailSerializer, summary="One of your assignments, with your draft",
+                   parameters=[OpenApiParameter(
+                       "phase", str, enum=["auditor", "examinee"], required=False,
+                       description="LiveClin question sets: which view (default: the first with work left); "
+                                   "examinee before the auditor phase is complete is a 409")])
     def get(self, request: Request, pk: int) -> Response:
         a = access.access_assignment_for_rating(request.user, pk)
-        return Response(AssignmentDetailSerializer(_assignment_detail(a)).data)
+        phase = request.query_params.get("phase", "")
+        return Response(AssignmentDetailSerializer(_assignment_detail(a, phase=phase)).data)
 
 
 class DraftAPI(ReviewBaseAPI):
@@ -282,8 +291,13 @@ class SubmitAPI(ReviewBaseAPI):
         a = access.access_assignment_for_rating(request.user, pk)
         data = SubmitInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        labels = data.validated_data["labels"]
+        fields = selectors.item_fields(a.item)
+        if liveclin.phases(a.item, fields) and isinstance(labels, dict):
+            # LiveClin: phase 1's verdicts were saved as a draft; phase 2's screen sends its own.
+            labels = liveclin.submission_labels(fields, liveclin.assignment_values(a), labels)
         done = services.rating_submit(
-            assignment=a, rater=request.user, labels=data.validated_data["labels"], seconds_spent=data.validated_data["seconds_spent"],
+            assignment=a, rater=request.user, labels=labels, seconds_spent=data.validated_data["seconds_spent"],
         )
         return Response(hot_output({"assignment": _assignment(done, {})}))
 
@@ -375,6 +389,9 @@ class InspectionDetailAPI(ReviewBaseAPI):
         view = selectors.inspection_view(item=item)
         fields = [c.field for c in view.fields]
         content = _item_content(item, fields, pair_order="ab")
+        if item.question_set_id:
+            # Inspectors are senior physicians checking both LiveClin phases: the privileged source too.
+            content["question_set"] = liveclin.auditor_content(item.question_set, item.revision.source)
         comparisons = [
             {
                 "field": _field(c.field),

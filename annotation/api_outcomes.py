@@ -19,7 +19,7 @@ from annotation import access, label_exports
 from annotation.api import ReviewBaseAPI
 from annotation.curation.build import NAME_PATTERN
 from annotation.curation.service import curation_create
-from annotation.models import Curation, ReviewEvent, Study
+from annotation.models import Curation, ReviewEvent, Study, seal_audit_chain
 from annotation.outcomes import field_outcomes, study_effort
 from annotation.services.audit import study_record_export
 from annotation.views_outcomes import check_label_format, events_response, history_url, labels_response
@@ -98,6 +98,7 @@ class ItemHistoryAPI(ReviewBaseAPI):
                    summary="An item's final decisions, ratings of every round and events (inspectors, admins)")
     def get(self, request: Request, pk: int) -> Response:
         item = access.access_item_for_history(request.user, pk)
+        seal_audit_chain(item.study_id)
         fields = [
             {"task": o.task, "field": o.field_key, "position": o.position, "label": o.decision.label,
              "rule": o.decision.rule, "source": o.decision.source, "reason": o.reason,

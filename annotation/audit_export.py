@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from annotation.audit import EXPORT_FIELDS, timestamp
-from annotation.models import ReviewEvent, Study
+from annotation.models import ReviewEvent, Study, seal_audit_chain
 from medreview.tabular import spreadsheet_safe
 
 EVENT_COLUMNS = ("study", "seq", "id", "item", "item_key", "assignment", "actor", "kind", "reason", "data",
@@ -27,7 +27,8 @@ assert set(EVENT_COLUMNS) == set(EXPORT_FIELDS)
 
 
 def event_records(study: Study, *, real_names: bool = False) -> Iterator[dict[str, Any]]:
-    """The study's events in chain order, as export records."""
+    """The study's events in chain order, as export records (pending events are sealed first)."""
+    seal_audit_chain(study.pk)
     rows = (
         ReviewEvent.objects.filter(study=study).order_by("seq")
         .values_list("pk", "study_id", "seq", "item_id", "item__key", "assignment_id", "actor_pseudonym",

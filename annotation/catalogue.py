@@ -11,6 +11,11 @@ Descriptions are copied from the protocols they implement:
   solvability (only what the examinee sees), each yes / no with an explanation.
 - MEDIC (Appendix A.1, A.7.9): 1-5 rubric scales on three axes; A.3.10 pairwise A / B / tie.
 
+Approval (`CategoryDef.approves`) follows LiveMedBench Sec. 4.1 ("scores >= 1 denote approval") on
+the two 0-2 scales; a Likert score is a position on a scale, not an approval, so no Likert category
+approves and reports show no approval rate for it (annotation/migrations/0009 applied this to
+existing databases).
+
 Changing a shipped definition needs a data migration that calls `sync_catalogue` again (the one
 in annotation/migrations/0003 ran once on every existing database).
 """
@@ -69,7 +74,7 @@ NARRATIVE_QUALITY_SCALE = ScaleDef(
         CategoryDef("1", "Good", (
             "Contains minor omissions (e.g., missing specific temperature) or colloquial phrasing, but the "
             "core clinical logic remains self-consistent and actionable."
-        ), order=1, shortcut="1", approves=False),
+        ), order=1, shortcut="1", approves=True),
         CategoryDef("0", "Poor", (
             "Contains severe logical contradictions (e.g., anatomical errors), or misses critical information "
             "required to answer the query (e.g., asking for treatment without symptoms)."
@@ -87,7 +92,7 @@ ADVICE_QUALITY_SCALE = ScaleDef(
         CategoryDef("1", "Good", (
             "Provides reasonable conservative management or alternative therapies. May contain minor "
             "irrelevant info, but remains clinically safe."
-        ), order=1, shortcut="1", approves=False),
+        ), order=1, shortcut="1", approves=True),
         CategoryDef("0", "Poor", (
             "Violates absolute contraindications, misses critical red flags, includes factual errors (e.g., "
             "wrong dosage), or provides hallucinatory medical advice."
@@ -152,11 +157,11 @@ LIKERT_1_5 = ScaleDef(
         "instructions."
     ),
     categories=(
-        CategoryDef("1", "1", "Score 1 (worst): see the axis rubric.", order=0, shortcut="1", approves=False),
-        CategoryDef("2", "2", "Score 2: see the axis rubric.", order=1, shortcut="2", approves=False),
-        CategoryDef("3", "3", "Score 3: see the axis rubric.", order=2, shortcut="3", approves=False),
-        CategoryDef("4", "4", "Score 4: see the axis rubric.", order=3, shortcut="4", approves=True),
-        CategoryDef("5", "5", "Score 5 (best): see the axis rubric.", order=4, shortcut="5", approves=True),
+        CategoryDef("1", "1", "Score 1 (worst); what it means on each axis is shown beside the axis.", order=0, shortcut="1", approves=False),
+        CategoryDef("2", "2", "Score 2; what it means on each axis is shown beside the axis.", order=1, shortcut="2", approves=False),
+        CategoryDef("3", "3", "Score 3; what it means on each axis is shown beside the axis.", order=2, shortcut="3", approves=False),
+        CategoryDef("4", "4", "Score 4; what it means on each axis is shown beside the axis.", order=3, shortcut="4", approves=False),
+        CategoryDef("5", "5", "Score 5 (best); what it means on each axis is shown beside the axis.", order=4, shortcut="5", approves=False),
     ),
 )
 
@@ -172,6 +177,26 @@ PAIRWISE_A_B_TIE = ScaleDef(
         CategoryDef("A", "A is better", "The response shown as A is better.", order=0, shortcut="a", approves=False),
         CategoryDef("B", "B is better", "The response shown as B is better.", order=1, shortcut="b", approves=False),
         CategoryDef("tie", "Tie", "Neither response is clearly better.", order=2, shortcut="t", approves=False),
+    ),
+)
+
+
+CONSISTENT_INCONSISTENT = ScaleDef(
+    slug="consistent-inconsistent",
+    name="Consistent / Inconsistent",
+    ordered=False,
+    description=(
+        "LiveClin Appendix H: do the two translations say the same thing medically? Explain every "
+        "'inconsistent'."
+    ),
+    categories=(
+        CategoryDef("consistent", "Consistent", (
+            "Both translations convey the same medical content: nothing omitted, added or changed in meaning."
+        ), order=0, shortcut="y", approves=True),
+        CategoryDef("inconsistent", "Inconsistent", (
+            "The translations differ in medical meaning (an omission, addition, wrong value or term): "
+            "explain the difference."
+        ), order=1, shortcut="n", approves=False),
     ),
 )
 
@@ -203,6 +228,19 @@ MEDIC_RUBRICS = """Rate each axis from 1 to 5 (MEDIC Appendix A.7.9).
 4: The response is highly practical, offering realistic and feasible recommendations that take into account real-world clinical settings and patient circumstances.
 5: The response is exceptionally practical, providing actionable recommendations that are seamlessly adaptable to real-world clinical practice and prioritize patient well-being.
 """
+
+def rubric_anchors(rubric: str) -> list[list[tuple[str, str]]]:
+    """The score anchors of a Likert rubric written as `**axis**` headings each followed by
+    `1: ...` lines (an ASCII or full-width colon), per axis in the rubric's order."""
+    sections: list[list[tuple[str, str]]] = []
+    for line in rubric.splitlines():
+        line = line.strip()
+        if line.startswith("**") and line.endswith("**"):
+            sections.append([])
+        elif sections and len(line) > 2 and line[0].isdigit() and line[1] in ":：":
+            sections[-1].append((line[0], line[2:].strip()))
+    return sections
+
 
 NARRATIVE_QUALITY = TaskDef(
     slug="narrative-quality",
@@ -325,38 +363,76 @@ PAIRWISE_PREFERENCE = TaskDef(
     order=80,
 )
 
+# LiveClin Appendix H, Figure 15: the prompt of the translation-consistency check, as guidelines.
+TRANSLATION_CONSISTENCY_GUIDELINES = """You are shown two translations of the same medical text, side by side, without the original.
+Decide whether they are consistent: do they convey the same medical content? Compare symptoms,
+examination findings and values, drugs and doses, diagnoses and the timeline. Differences in wording
+or word order alone are not inconsistencies. Answer "consistent" or "inconsistent"; for
+"inconsistent", explain exactly what differs.
+"""
+
+TRANSLATION_CONSISTENCY = TaskDef(
+    slug="translation-consistency",
+    name="Translation consistency",
+    scale=CONSISTENT_INCONSISTENT,
+    target="translation",
+    item_kind="case",
+    axes=(),
+    instructions=TRANSLATION_CONSISTENCY_GUIDELINES,
+    requires_explanation=True,
+    shows_privileged_source=False,
+    order=90,
+)
+
 SHIPPED_SCALES: tuple[ScaleDef, ...] = (
     NARRATIVE_QUALITY_SCALE, ADVICE_QUALITY_SCALE, AGREE_DISAGREE, MET_NOT_MET, YES_NO, LIKERT_1_5, PAIRWISE_A_B_TIE,
+    CONSISTENT_INCONSISTENT,
 )
 SHIPPED_TASKS: tuple[TaskDef, ...] = (
     NARRATIVE_QUALITY, ADVICE_QUALITY, CRITERION_VALIDITY, GRADER_RELIABILITY, MCQ_FACTUAL, MCQ_SOLVABILITY,
-    LIKERT_MEDIC, PAIRWISE_PREFERENCE,
+    LIKERT_MEDIC, PAIRWISE_PREFERENCE, TRANSLATION_CONSISTENCY,
 )
 
 
-def sync_catalogue(*, scale_model: Any, category_model: Any, task_model: Any) -> None:
+def _translations(table: dict, key: object) -> dict[str, dict[str, str]]:
+    from annotation import catalogue_zh
+
+    texts = table(catalogue_zh).get(key)
+    return {catalogue_zh.LANGUAGE: dict(texts)} if texts else {}
+
+
+def sync_catalogue(
+    *, scale_model: Any, category_model: Any, task_model: Any, translations: bool = False
+) -> None:
     """Create or update the shipped scales, categories and tasks (idempotent).
 
-    Takes the model classes so that a migration passes its historical models.
+    Takes the model classes so that a migration passes its historical models. `translations`
+    also writes the shipped texts in the other interface languages (`catalogue_zh`); migrations
+    from before the `translations` columns existed leave it off.
     """
     scales = {}
     for scale_def in SHIPPED_SCALES:
+        extra = {"translations": _translations(lambda m: m.SCALES, scale_def.slug)} if translations else {}
         scale, _ = scale_model.objects.update_or_create(
             slug=scale_def.slug,
-            defaults={"name": scale_def.name, "ordered": scale_def.ordered, "description": scale_def.description},
+            defaults={"name": scale_def.name, "ordered": scale_def.ordered, "description": scale_def.description,
+                      **extra},
         )
         scales[scale_def.slug] = scale
         for category in scale_def.categories:
+            key = (scale_def.slug, category.value)
+            extra = {"translations": _translations(lambda m: m.CATEGORIES, key)} if translations else {}
             category_model.objects.update_or_create(
                 scale=scale, value=category.value,
                 defaults={"label": category.label, "description": category.description, "order": category.order,
-                          "shortcut": category.shortcut, "approves": category.approves},
+                          "shortcut": category.shortcut, "approves": category.approves, **extra},
             )
     for task in SHIPPED_TASKS:
+        extra = {"translations": _translations(lambda m: m.TASKS, task.slug)} if translations else {}
         task_model.objects.update_or_create(
             slug=task.slug,
             defaults={"name": task.name, "scale": scales[task.scale.slug], "target": task.target,
                       "item_kind": task.item_kind, "axes": list(task.axes), "instructions": task.instructions,
                       "requires_explanation": task.requires_explanation,
-                      "shows_privileged_source": task.shows_privileged_source, "order": task.order},
+                      "shows_privileged_source": task.shows_privileged_source, "order": task.order, **extra},
         )

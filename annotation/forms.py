@@ -3,10 +3,13 @@
 from django import forms
 from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
+from django.utils.translation import gettext_lazy as _
 
-from accounts.models import Role
+from accounts.models import Rank, Role
+from annotation.i18n import TextDisplay
 from annotation.models import ItemKind, StudyMember, TaskType
 from cases.models import Dataset, Difficulty, Register
+from medreview.text import split_values
 
 
 def _people(*roles: str) -> QuerySet:
@@ -18,28 +21,28 @@ def _people(*roles: str) -> QuerySet:
     )
 
 
-def _split(text: str) -> list[str]:
-    return [part.strip() for part in text.replace("\n", ",").split(",") if part.strip()]
-
-
 class SelectionForm(forms.Form):
     """Which cases / responses / question sets a study reviews (services.ItemSelection)."""
 
-    kind = forms.ChoiceField(choices=ItemKind.choices, initial=ItemKind.CASE, label="Items are")
+    kind = forms.ChoiceField(choices=ItemKind.choices, initial=ItemKind.CASE, label=_("Items are"))
     dataset = forms.ModelChoiceField(
         queryset=Dataset.objects.all(), required=False, to_field_name="name", empty_label="Any dataset"
     )
-    release_label = forms.CharField(required=False, max_length=100, label="Release label")
+    release_label = forms.CharField(required=False, max_length=100, label=_("Release label"))
     model_names = forms.CharField(
-        required=False, label="Models (comma-separated)", help_text="For response and pair items."
+        required=False, label=_("Models (comma-separated)"), help_text=_("For response and pair items.")
     )
-    specialties = forms.CharField(required=False, label="Specialties (comma-separated)")
-    themes = forms.CharField(required=False, label="Themes (comma-separated)")
+    specialties = forms.CharField(required=False, label=_("Specialties (comma-separated)"))
+    themes = forms.CharField(required=False, label=_("Themes (comma-separated)"))
     difficulty = forms.ChoiceField(choices=[("", "Any")] + Difficulty.choices, required=False)
     register = forms.ChoiceField(choices=[("", "Any")] + Register.choices, required=False)
-    language = forms.CharField(required=False, max_length=16, help_text="e.g. en or zh")
-    sample_n = forms.IntegerField(required=False, min_value=1, label="Random sample of N")
-    seed = forms.IntegerField(required=False, help_text="Recorded with the study; random when empty")
+    language = forms.CharField(required=False, max_length=16, help_text=_("e.g. en or zh"))
+    sample_n = forms.IntegerField(required=False, min_value=1, label=_("Random sample of N"))
+    seed = forms.IntegerField(required=False, help_text=_("Recorded with the study; random when empty"))
+    passed_prescreen = forms.BooleanField(
+        required=False, label=_("Only question sets that passed the Judge pre-screen (LiveClin)")
+    )
+    validated = forms.BooleanField(required=False, label=_("Only validated question sets (LiveClin)"))
 
     def selection_kwargs(self) -> dict:
         data = self.cleaned_data
@@ -48,14 +51,16 @@ class SelectionForm(forms.Form):
             "dataset": dataset.name if dataset else None,
             "release_label": data.get("release_label") or None,
             "kind": ItemKind(data["kind"]),
-            "model_names": _split(data.get("model_names") or ""),
-            "specialties": _split(data.get("specialties") or ""),
-            "themes": _split(data.get("themes") or ""),
+            "model_names": list(split_values(data.get("model_names") or "", ",\n")),
+            "specialties": list(split_values(data.get("specialties") or "", ",\n")),
+            "themes": list(split_values(data.get("themes") or "", ",\n")),
             "difficulty": data.get("difficulty") or None,
             "register": data.get("register") or None,
             "language": data.get("language") or None,
             "sample_n": data.get("sample_n"),
             "seed": data.get("seed"),
+            "passed_prescreen": bool(data.get("passed_prescreen")),
+            "validated": bool(data.get("validated")),
         }
 
 
@@ -71,19 +76,32 @@ class StudyCreateForm(SelectionForm):
     inspectors = forms.ModelMultipleChoiceField(
         queryset=_people(Role.INSPECTOR, Role.ADMIN), required=False, widget=forms.CheckboxSelectMultiple
     )
-    inspect_all = forms.BooleanField(required=False, label="Inspect every item")
-    inspect_disagreements = forms.BooleanField(required=False, initial=True, label="Inspect disagreements")
+    inspect_all = forms.BooleanField(required=False, label=_("Inspect every item"))
+    inspect_disagreements = forms.BooleanField(required=False, initial=True, label=_("Inspect disagreements"))
     inspect_share = forms.FloatField(
-        min_value=0, max_value=1, initial=0.0, label="Random share to inspect (0..1)"
+        min_value=0, max_value=1, initial=0.0, label=_("Random share to inspect (0..1)")
     )
-    required_specialties = forms.CharField(required=False, label="Rater specialties (any of, comma-separated)")
-    required_languages = forms.CharField(required=False, label="Rater languages (comma-separated)")
-    guidelines = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 5}), help_text="Markdown")
+    required_specialties = forms.CharField(required=False, label=_("Rater specialties (any of, comma-separated)"))
+    required_languages = forms.CharField(required=False, label=_("Rater languages (comma-separated)"))
+    guidelines = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 5}), help_text=_("Markdown"))
     deadline = forms.DateTimeField(
         required=False, widget=forms.DateTimeInput(attrs={"type": "datetime-local"})
     )
     lease_minutes = forms.IntegerField(min_value=1, max_value=24 * 60, initial=30)
-    start = forms.BooleanField(required=False, initial=True, label="Start the study now")
+    show_prescreen = forms.BooleanField(
+        required=False, label=_("Show the pre-screen"), help_text=_("LiveClin: the Judge's verdicts beside each question")
+    )
+    min_inspector_rank = forms.ChoiceField(
+        choices=[("", "Any inspector")] + Rank.choices, required=False, label=_("Minimum inspector rank")
+    )
+    text_display = forms.ChoiceField(
+        choices=TextDisplay.choices, initial=TextDisplay.AUTO, required=False, label=_("Case text raters read"),
+        help_text=_("Original, translation, or both side by side (auto: both for bilingual raters)"),
+    )
+    translation_language = forms.CharField(
+        max_length=16, initial="zh-Hans", required=False, label=_("Translation language (BCP 47)")
+    )
+    start = forms.BooleanField(required=False, initial=True, label=_("Start the study now"))
 
     field_order = ["name", "tasks", "kind", "dataset", "release_label", "model_names"]
 
@@ -104,4 +122,4 @@ class SkipForm(forms.Form):
 
 
 def split_list(text: str) -> list[str]:
-    return _split(text)
+    return list(split_values(text, ",\n"))

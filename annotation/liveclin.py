@@ -14,10 +14,11 @@ and one draft (drafts merge), and one submission at the end writes every rating.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from annotation.models import Assignment, Item, ItemKind, TaskTarget
+from annotation.models import Assignment, Item, ItemKind, Study, TaskTarget
 from annotation.selectors import Field, strip_captions
 from cases.importers.liveclin import source_url
 from cases.models import MCQ, QuestionSet
@@ -171,3 +172,46 @@ def auditor_content(question_set: QuestionSet, source: str) -> dict[str, Any]:
             for m in question_set.mcqs.order_by("order")
         ],
     }
+
+
+# --- the Judge's pre-screen next to each question (study option "show the pre-screen") -----------
+
+PrescreenReader = Callable[[int], dict[int, dict[str, Any]]]
+_prescreen_reader: PrescreenReader | None = None
+
+
+def register_prescreen_reader(reader: PrescreenReader) -> None:
+    """The Judge's verdicts live in `graders`, above annotation; graders registers their reader at startup:
+    question set id -> {MCQ id: {"factual": bool | None, "factual_explanation", "solvability", ...}}."""
+    global _prescreen_reader  # one process-wide registration, made at startup
+    _prescreen_reader = reader
+
+
+@dataclass(frozen=True)
+class PrescreenNote:
+    """The Judge's verdict on one check of one MCQ, shown beside that question (Sec. 5: the
+    "structured audit trail"). `passed` None: the Judge's output was not a clear yes / no."""
+
+    passed: bool | None
+    explanation: str
+
+    @property
+    def label(self) -> str:
+        return {True: "yes", False: "no", None: "unclear"}[self.passed]
+
+
+def prescreen_notes(study: Study, item: Item, fields: list[Field]) -> dict[str, PrescreenNote]:
+    """{field id: note} for the MCQ fields shown, when the study shows the pre-screen; each field gets
+    the verdict of its own check (factual beside factual, solvability beside solvability)."""
+    if not study.show_prescreen or not item.question_set_id or _prescreen_reader is None:
+        return {}
+    verdicts = _prescreen_reader(item.question_set_id)
+    notes = {}
+    for f in fields:
+        block = verdicts.get(f.mcq.pk) if f.mcq is not None else None
+        if block is None:
+            continue
+        check = "factual" if f.task.shows_privileged_source else "solvability"
+        value = block.get(check)
+        notes[f.id] = PrescreenNote(value if isinstance(value, bool) else None, str(block.get(f"{check}_explanation") or ""))
+    return notes

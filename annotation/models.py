@@ -6,10 +6,18 @@ label used for agreement statistics); the label that stands after inspection is 
 """
 
 from django.conf import settings
-from django.db import models
+from django.core.exceptions import ValidationError
+from django.db import models, transaction
 from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
-from cases.models import MCQ, CaseRevision, ModelResponse, QuestionSet, RubricCriterion
+from annotation.audit import GENESIS_HASH
+from annotation.audit import event_hash as audit_event_hash
+from annotation.audit import timestamp as audit_timestamp
+from annotation.i18n import TRANSLATIONS_HELP, TextDisplay, Translated
+from cases.models import MCQ, CaseRevision, ModelResponse, QuestionSet, Release, RubricCriterion
+from medreview.errors import ConflictError
 
 
 def field_id(task_slug: str, field_key: str) -> str:
@@ -17,19 +25,20 @@ def field_id(task_slug: str, field_key: str) -> str:
     return f"{task_slug}|{field_key}"
 
 
-class Scale(models.Model):
+class Scale(Translated, models.Model):
     """The categories a rater picks from. Scales are data: a new task needs no new code."""
 
     slug = models.SlugField(max_length=64, unique=True)
     name = models.CharField(max_length=200)
     ordered = models.BooleanField(default=False, help_text="Ordinal (0-2, Likert) vs nominal")
     description = models.TextField(blank=True)
+    translations = models.JSONField(default=dict, blank=True, help_text=TRANSLATIONS_HELP)
 
     def __str__(self) -> str:
         return self.name
 
 
-class ScaleCategory(models.Model):
+class ScaleCategory(Translated, models.Model):
     scale = models.ForeignKey(Scale, on_delete=models.CASCADE, related_name="categories")
     value = models.CharField(max_length=32, help_text="Stored label, e.g. 2, agree, met, A")
     label = models.CharField(max_length=100)
@@ -39,6 +48,7 @@ class ScaleCategory(models.Model):
     approves = models.BooleanField(
         default=False, help_text="Counts as approval in the data-quality report (e.g. 2 Perfect, Agree)"
     )
+    translations = models.JSONField(default=dict, blank=True, help_text=TRANSLATIONS_HELP)
 
     class Meta:
         # By the key column: following the related model's own ordering would join it into every query.
@@ -62,6 +72,7 @@ class TaskTarget(models.TextChoices):
     MCQ = "mcq", "Each MCQ of a question set"
     RESPONSE_AXIS = "response_axis", "Each named axis of a model response"
     PAIRWISE = "pairwise", "One verdict on a pair of responses"
+    TRANSLATION = "translation", "Each translated field: two translations side by side, no original"
 
 
 class ItemKind(models.TextChoices):
@@ -71,7 +82,7 @@ class ItemKind(models.TextChoices):
     PAIR = "pair", "Pair of model responses"
 
 
-class TaskType(models.Model):
+class TaskType(Translated, models.Model):
     slug = models.SlugField(max_length=64, unique=True)
     name = models.CharField(max_length=200)
     scale = models.ForeignKey(Scale, on_delete=models.PROTECT, related_name="tasks")
@@ -85,6 +96,7 @@ class TaskType(models.Model):
         help_text="LiveClin: factual validation sees the source; solvability sees only what an examinee sees",
     )
     order = models.PositiveSmallIntegerField(default=0)
+    translations = models.JSONField(default=dict, blank=True, help_text=TRANSLATIONS_HELP)
 
     class Meta:
         ordering = ["order", "slug"]
@@ -95,9 +107,9 @@ class TaskType(models.Model):
 
 class Study(models.Model):
     class Status(models.TextChoices):
-        DRAFT = "draft", "Draft"
-        RUNNING = "running", "Running"
-        CLOSED = "closed", "Closed"
+        DRAFT = "draft", _("Draft")
+        RUNNING = "running", _("Running")
+        CLOSED = "closed", _("Closed")
 
     name = models.CharField(max_length=200)
     description = models.TextField(blank=True)
@@ -118,9 +130,36 @@ class Study(models.Model):
     selection = models.JSONField(default=dict, blank=True, help_text="How items were chosen, for the record")
     lease_minutes = models.PositiveSmallIntegerField(default=30)
     deadline = models.DateTimeField(null=True, blank=True)
+    # LiveClin Sec. 5: the Judge's verdicts as the raters' "structured audit trail", next to each MCQ.
+    show_prescreen = models.BooleanField(
+        default=False, help_text="Show the Judge's pre-screen verdicts to raters (LiveClin question sets)"
+    )
+    # LiveClin Sec. 3.4: senior physicians inspect. Ranks order attending < associate chief < chief.
+    min_inspector_rank = models.CharField(
+        max_length=16, blank=True, help_text="Lowest rank allowed to inspect (empty: any inspector)"
+    )
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="StudyMember", related_name="studies")
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # Issue 11 (docs/review.md): edits after submission, calibration admission.
+    edit_window_minutes = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Minutes after submitting during which a rater may still edit (empty: "
+        "until inspection starts)",
+    )
+    calibration_threshold = models.FloatField(
+        null=True, blank=True, help_text="Share of calibration labels matching the expected answer that "
+        "admits a rater automatically, 0..1 (empty: an admin admits)",
+    )
+    hourly_rate = models.DecimalField(
+        max_digits=8, decimal_places=2, null=True, blank=True,
+        help_text="Cost of one hour of active review, for the effort and cost report (e.g. 24.00)",
+    )
+    currency = models.CharField(max_length=3, default="USD")
+    # What each rater reads of case text (docs/i18n.md): the original, a translation, or both.
+    text_display = models.CharField(max_length=12, choices=TextDisplay.choices, default=TextDisplay.AUTO)
+    translation_language = models.CharField(
+        max_length=16, blank=True, default="zh-Hans", help_text="Language of the translations shown (BCP 47)"
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -146,6 +185,14 @@ class StudyMember(models.Model):
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="memberships")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
     role = models.CharField(max_length=16, choices=Role.choices)
+    admitted_at = models.DateTimeField(
+        null=True, blank=True,
+        help_text="Raters of a study with calibration items: when they were admitted to the main queue",
+    )
+    group = models.CharField(
+        max_length=1, blank=True, choices=[("A", "Group A"), ("B", "Group B")],
+        help_text="Expert group by design (raters only): the queue gives each item one rater of each group",
+    )
     added_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -161,10 +208,11 @@ class Item(models.Model):
     """One thing to be rated in a study. `revision` is always the exact case text shown."""
 
     class Status(models.TextChoices):
-        OPEN = "open", "Collecting ratings"
-        INSPECTION = "inspection", "Awaiting inspection"
-        RETURNED = "returned", "Returned for revision"
-        RESOLVED = "resolved", "Resolved"
+        OPEN = "open", _("Collecting ratings")
+        INSPECTION = "inspection", _("Awaiting inspection")
+        RETURNED = "returned", _("Returned for revision")
+        RESOLVED = "resolved", _("Resolved")
+        CALIBRATION = "calibration", "Calibration item"  # known answers; round 0, no slots (issue 11)
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="items")
     kind = models.CharField(max_length=16, choices=ItemKind.choices)
@@ -181,6 +229,8 @@ class Item(models.Model):
     )
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.OPEN)
     sampled_for_inspection = models.BooleanField(default=False)
+    # Calibration items (status CALIBRATION): {field id: {"label": ..., "explanation": ...}}.
+    expected = models.JSONField(default=dict, blank=True, help_text="Calibration items: the expected answers")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -214,13 +264,13 @@ class AssignmentQuerySet(models.QuerySet["Assignment"]):
 
 class Assignment(models.Model):
     class State(models.TextChoices):
-        CLAIMED = "claimed", "Claimed"
-        DRAFT = "draft", "Draft"
-        SUBMITTED = "submitted", "Submitted"
-        RETURNED = "returned", "Revision requested"
-        REVISED = "revised", "Revised"
-        SKIPPED = "skipped", "Skipped"
-        EXPIRED = "expired", "Lease expired"
+        CLAIMED = "claimed", _("Claimed")
+        DRAFT = "draft", _("Draft")
+        SUBMITTED = "submitted", _("Submitted")
+        RETURNED = "returned", _("Revision requested")
+        REVISED = "revised", _("Revised")
+        SKIPPED = "skipped", _("Skipped")
+        EXPIRED = "expired", _("Lease expired")
 
     # Finished or returned work always holds its slot; claimed and drafted work holds it only while
     # its lease runs (saving a draft renews the lease), so an abandoned tab frees the slot.
@@ -243,6 +293,9 @@ class Assignment(models.Model):
     claimed_at = models.DateTimeField(auto_now_add=True)
     submitted_at = models.DateTimeField(null=True, blank=True)
     seconds_spent = models.PositiveIntegerField(default=0)
+    imported = models.BooleanField(
+        default=False, help_text="Labels collected outside medreview and imported (annotation.outside_labels)"
+    )
 
     objects = AssignmentQuerySet.as_manager()
 
@@ -272,6 +325,10 @@ class Rating(models.Model):
     label = models.CharField(max_length=32)
     comment = models.TextField(blank=True)
     seconds_spent = models.PositiveIntegerField(default=0)
+    text_version = models.JSONField(
+        default=dict, blank=True,
+        help_text='The text the rater read: {"display", "original_language", "translations": [ids]}',
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -287,17 +344,39 @@ class Rating(models.Model):
         return f"{self.task.slug}/{self.field_key or '-'} r{self.round}: {self.label}"
 
 
+APPEND_ONLY = "Review events are append-only: they are never changed or deleted."
+
+
 class ReviewEventQuerySet(models.QuerySet["ReviewEvent"]):
     def record(
-        self, *, item: Item, kind: str, actor: object | None, assignment: "Assignment | None" = None,
-        reason: str = "", data: dict | None = None,
+        self, *, kind: str, actor: object | None, item: Item | None = None, study: "Study | None" = None,
+        assignment: "Assignment | None" = None, reason: str = "", data: dict | None = None,
     ) -> "ReviewEvent":
-        """Write one event (a convenience over `create` with the defaults every caller wants)."""
-        return self.create(item=item, assignment=assignment, actor=actor, kind=kind, reason=reason, data=data or {})
+        """Write one event; one about a whole study (an export, a curation) names the study, no item."""
+        study_id = study.pk if study is not None else (item.study_id if item is not None else None)
+        return self.create(item=item, study_id=study_id, assignment=assignment, actor=actor, kind=kind,
+                           reason=reason, data=data or {})
+
+    def bulk_create(self, objs, *args, **kwargs):  # type: ignore[no-untyped-def,override]
+        objs = list(objs)
+        _prepare_for_chain(objs)
+        created = super().bulk_create(objs, *args, **kwargs)
+        _seal_on_commit({e.study_id for e in objs})
+        return created
+
+    # The audit trail is append-only (docs/curation.md); the hash chain catches what bypasses this.
+    def update(self, **kwargs):  # type: ignore[no-untyped-def]
+        raise ConflictError(APPEND_ONLY)
+
+    def bulk_update(self, objs, fields, batch_size=None):  # type: ignore[no-untyped-def]
+        raise ConflictError(APPEND_ONLY)
+
+    def delete(self):  # type: ignore[no-untyped-def]
+        raise ConflictError(APPEND_ONLY)
 
 
 class ReviewEvent(models.Model):
-    """Every state change, with who, when and why."""
+    """Every state change, with who, when and why: the study's append-only, hash-chained audit trail."""
 
     class Kind(models.TextChoices):
         CLAIMED = "claimed"
@@ -311,26 +390,51 @@ class ReviewEvent(models.Model):
         REVISED = "revised"
         ADJUDICATED = "adjudicated"
         RESOLVED = "resolved", "Resolved by consensus"
+        EXPORTED = "exported", "Exported (labels or audit trail)"
+        CURATED = "curated", "Curated into a new release"
+        EDITED = "edited", "Edited after submission"
+        RELEASED = "released", "Released by the rater"
+        ADMITTED = "admitted", "Admitted after calibration"
 
-    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="events")
+    # PROTECT: deleting a study, item or assignment must not take its audit trail with it.
+    study = models.ForeignKey("Study", on_delete=models.PROTECT, related_name="events")
+    item = models.ForeignKey(Item, null=True, blank=True, on_delete=models.PROTECT, related_name="events")
     assignment = models.ForeignKey(
-        Assignment, null=True, blank=True, on_delete=models.CASCADE, related_name="events"
+        Assignment, null=True, blank=True, on_delete=models.PROTECT, related_name="events"
     )
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
+    actor_pseudonym = models.CharField(max_length=32, blank=True, help_text="The actor's pseudonym when written")
     kind = models.CharField(max_length=20, choices=Kind.choices)
     reason = models.TextField(blank=True)
     data = models.JSONField(default=dict, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    seq = models.PositiveIntegerField(null=True, blank=True, help_text="Position in the study's chain, from 1; empty until sealed")
+    prev_hash = models.CharField(max_length=64, blank=True, help_text="Hash of the study's previous event")
+    hash = models.CharField(max_length=64, blank=True, help_text="SHA-256 of prev_hash and this event")
 
     objects = ReviewEventQuerySet.as_manager()
 
     class Meta:
         ordering = ["created_at", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["study", "seq"], name="reviewevent_unique_seq"),
+        ]
 
     def __str__(self) -> str:
-        return f"{self.kind} on {self.item_id}"
+        return f"{self.kind} on {self.item_id or 'study ' + str(self.study_id)}"
+
+    def save(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        """Written pending, sealed into the study's chain on commit; never saved twice (append-only)."""
+        if not self._state.adding:
+            raise ConflictError(APPEND_ONLY)
+        _prepare_for_chain([self])
+        super().save(*args, **kwargs)
+        _seal_on_commit({self.study_id})
+
+    def delete(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        raise ConflictError(APPEND_ONLY)
 
     @classmethod
     def lease_lapsed(cls, assignment: Assignment) -> "ReviewEvent":
@@ -340,6 +444,76 @@ class ReviewEvent(models.Model):
             reason="Lease lapsed before submission",
             data={"lease_expired_at": assignment.lease_expires_at.isoformat() if assignment.lease_expires_at else None},
         )
+
+
+class AuditChainHead(models.Model):
+    """The last link of a study's audit chain, locked while pending events are sealed onto it."""
+
+    study = models.OneToOneField(Study, on_delete=models.CASCADE, primary_key=True, related_name="audit_head")
+    seq = models.PositiveIntegerField(default=0)
+    hash = models.CharField(max_length=64, default=GENESIS_HASH)
+
+    def __str__(self) -> str:
+        return f"audit chain of study {self.study_id} at {self.seq}"
+
+
+def chain_fields(event: "ReviewEvent") -> dict:
+    """What an event's hash covers (`annotation.audit.HASHED_FIELDS`), as the export writes it."""
+    return {
+        "study": event.study_id, "seq": event.seq, "item": event.item_id, "assignment": event.assignment_id,
+        "actor": event.actor_pseudonym or None, "kind": event.kind, "reason": event.reason, "data": event.data,
+        "created_at": audit_timestamp(event.created_at),
+    }
+
+
+def _prepare_for_chain(events: list["ReviewEvent"]) -> None:
+    """Fill what the hash will cover and never changes: the study, the actor's pseudonym, the time."""
+    from accounts.models import Profile
+
+    need_study = {e.item_id for e in events if e.study_id is None and e.item_id is not None}
+    study_of = dict(Item.objects.filter(pk__in=need_study).values_list("pk", "study_id")) if need_study else {}
+    actors = {e.actor_id for e in events if e.actor_id is not None}
+    pseudonyms = dict(Profile.objects.filter(user_id__in=actors).values_list("user_id", "pseudonym")) if actors else {}
+    now = timezone.now()
+    for event in events:
+        if event.study_id is None:
+            event.study_id = study_of.get(event.item_id)
+        if event.study_id is None:
+            raise ValidationError("A review event needs its study (or an item of it).")
+        if event.actor_id is not None:
+            event.actor_pseudonym = pseudonyms.get(event.actor_id) or f"R-{event.actor_id}"
+        event.created_at = now
+        event.seq, event.prev_hash, event.hash = None, "", ""
+
+
+def _seal_on_commit(study_ids: set[int]) -> None:
+    # After the writer's commit, in a transaction of its own: review writes never wait for the chain.
+    for study_id in sorted(study_ids):
+        transaction.on_commit(lambda study_id=study_id: seal_audit_chain(study_id), robust=True)
+
+
+def seal_audit_chain(study_id: int) -> int:
+    """Number and hash the study's pending events in writing order onto the chain; returns how many.
+    Readers of the trail (exports, item history, `verify_audit_trail --against-db`) call it first."""
+    # Why atomic: locks the study's chain head so two sealers never give out the same numbers; the
+    # pending rows are only ever written here, under that lock.
+    with transaction.atomic():
+        head, _ = AuditChainHead.objects.select_for_update().get_or_create(study_id=study_id)
+        pending = list(ReviewEvent.objects.filter(study_id=study_id, seq__isnull=True).order_by("pk"))
+        for event in pending:
+            event.seq, event.prev_hash = head.seq + 1, head.hash
+            event.hash = audit_event_hash(chain_fields(event), event.prev_hash)
+            head.seq, head.hash = event.seq, event.hash
+        for event in pending:
+            # The one write to an existing event: filling in its place in the chain, once (the model's
+            # queryset refuses updates, hence the base class).
+            models.QuerySet.update(
+                ReviewEvent.objects.filter(pk=event.pk, seq__isnull=True),
+                seq=event.seq, prev_hash=event.prev_hash, hash=event.hash,
+            )
+        if pending:
+            head.save(update_fields=["seq", "hash"])
+    return len(pending)
 
 
 class Inspection(models.Model):
@@ -397,3 +571,26 @@ class FinalLabel(models.Model):
 
     def __str__(self) -> str:
         return f"{self.item_id}/{self.field_key or '-'}: {self.label}"
+
+
+class Curation(models.Model):
+    """A curated release: a release and the final labels of chosen studies, written in the benchmark's
+    own format under MEDIA_ROOT/curations/<name>/ with a manifest (docs/curation.md)."""
+
+    name = models.CharField(max_length=100, unique=True, help_text="e.g. v202601-reviewed")
+    release = models.ForeignKey(Release, on_delete=models.PROTECT, related_name="curations")
+    format = models.CharField(max_length=32)
+    studies = models.ManyToManyField(Study, related_name="curations")
+    rules = models.JSONField(default=dict, blank=True)
+    manifest = models.JSONField(default=dict, blank=True)
+    files = models.JSONField(default=dict, blank=True, help_text="file name -> SHA-256")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return self.name

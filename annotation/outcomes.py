@@ -179,7 +179,7 @@ def study_effort(study: Study) -> EffortReport:
     """Active review time per rater (every submitted and revised round), items per hour, cost."""
     rounds = (
         ReviewEvent.objects.filter(study=study, kind__in=(ReviewEvent.Kind.SUBMITTED, ReviewEvent.Kind.REVISED))
-        .order_by("seq").values_list("actor_id", "actor__profile__pseudonym", "item_id", "data")
+        .order_by("pk").values_list("actor_id", "actor__profile__pseudonym", "item_id", "data")
     )
     return summarize_effort(
         ((_pseudonym(actor, pseudonym), item, _seconds(data)) for actor, pseudonym, item, data in rounds

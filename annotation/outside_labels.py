@@ -61,50 +61,86 @@ def _fields_by_item(study: Study, items: dict[str, Item]) -> dict[int, dict[tupl
     return {item.pk: {(f.task.slug, f.key): f for f in item_fields(item, tasks=tasks)} for item in items.values()}
 
 
+@dataclass
+class _Context:
+    """What every row is checked against, read once per file."""
+
+    study: Study
+    items: dict[str, Item]
+    pseudonyms: dict[str, int]
+    members: set[int]
+    taken: set[tuple[int, int]]
+    fields: dict[int, dict[tuple[str, str], Any]]
+    task_slugs: set[str]
+
+
+def _context(study: Study, rows: list[ParsedLabel]) -> _Context:
+    items = {i.key: i for i in Item.objects.filter(study=study, key__in={r.item_key for r in rows})
+             .select_related("study")}
+    return _Context(
+        study=study, items=items,
+        pseudonyms=dict(Profile.objects.filter(pseudonym__in={r.rater for r in rows})
+                        .values_list("pseudonym", "user_id")),
+        members=set(StudyMember.objects.filter(study=study, role=StudyMember.Role.RATER)
+                    .values_list("user_id", flat=True)),
+        taken=set(Assignment.objects.filter(item__in=list(items.values())).values_list("item_id", "rater_id")),
+        fields=_fields_by_item(study, items),
+        task_slugs=set(study.tasks.values_list("slug", flat=True)),
+    )
+
+
+def _who_and_what(ctx: _Context, r: ParsedLabel, error: Any) -> tuple[Item, int] | None:
+    """The row's item and rater, or None with the errors noted."""
+    item = ctx.items.get(r.item_key)
+    rater_id = ctx.pseudonyms.get(r.rater)
+    if item is None:
+        error(r, "item_key", f"no item {r.item_key!r} in study {ctx.study.pk}")
+    if rater_id is None:
+        error(r, "rater", f"no rater with pseudonym {r.rater!r}")
+    elif rater_id not in ctx.members:
+        error(r, "rater", f"{r.rater!r} is not a rater of study {ctx.study.pk}")
+    if r.task not in ctx.task_slugs:
+        error(r, "task", f"task {r.task!r} is not one of the study's tasks ({', '.join(sorted(ctx.task_slugs))})")
+    if item is None or rater_id is None or rater_id not in ctx.members or r.task not in ctx.task_slugs:
+        return None
+    return item, rater_id
+
+
+def _check_row(ctx: _Context, r: ParsedLabel, error: Any) -> tuple[tuple[int, int], tuple] | None:
+    found = _who_and_what(ctx, r, error)
+    if found is None:
+        return None
+    item, rater_id = found
+    if (item.pk, rater_id) in ctx.taken:
+        error(r, "rater", f"{r.rater!r} already has an assignment on {r.item_key!r} in medreview")
+        return None
+    f = ctx.fields[item.pk].get((r.task, r.field_key))
+    if f is None:
+        error(r, "field", f"item {r.item_key!r} has no field {r.field_key or '(blank)'!r} for task {r.task!r}")
+        return None
+    if r.label not in f.values:
+        error(r, "label", f"label {r.label!r} is not on the scale ({', '.join(f.values)})")
+        return None
+    return (item.pk, rater_id), (r, f.task.pk, f.criterion.pk if f.criterion else None, f.mcq.pk if f.mcq else None)
+
+
 def _plan(study: Study, rows: list[ParsedLabel], file_name: str) -> _Plan:
     plan = _Plan()
-    keys = {r.item_key for r in rows}
-    items = {i.key: i for i in Item.objects.filter(study=study, key__in=keys).select_related("study")}
-    pseudonyms = dict(Profile.objects.filter(pseudonym__in={r.rater for r in rows}).values_list("pseudonym", "user_id"))
-    members = set(StudyMember.objects.filter(study=study, role=StudyMember.Role.RATER).values_list("user_id", flat=True))
-    taken = set(Assignment.objects.filter(item__in=list(items.values())).values_list("item_id", "rater_id"))
-    fields = _fields_by_item(study, items)
-    task_slugs = {t.slug for t in study.tasks.all()}
+    ctx = _context(study, rows)
 
     def error(r: ParsedLabel, name: str, message: str) -> None:
         plan.errors.append(ImportIssue(r.record, name, message, file_name))
 
     for r in rows:
-        item = items.get(r.item_key)
-        rater_id = pseudonyms.get(r.rater)
-        if item is None:
-            error(r, "item_key", f"no item {r.item_key!r} in study {study.pk}")
-        if rater_id is None:
-            error(r, "rater", f"no rater with pseudonym {r.rater!r}")
-        elif rater_id not in members:
-            error(r, "rater", f"{r.rater!r} is not a rater of study {study.pk}")
-        if r.task not in task_slugs:
-            error(r, "task", f"task {r.task!r} is not one of the study's tasks ({', '.join(sorted(task_slugs))})")
-        if item is None or rater_id is None or rater_id not in members or r.task not in task_slugs:
-            continue
-        if (item.pk, rater_id) in taken:
-            error(r, "rater", f"{r.rater!r} already has an assignment on {r.item_key!r} in medreview")
-            continue
-        f = fields[item.pk].get((r.task, r.field_key))
-        if f is None:
-            error(r, "field", f"item {r.item_key!r} has no field {r.field_key or '(blank)'!r} for task {r.task!r}")
-            continue
-        if r.label not in f.values:
-            error(r, "label", f"label {r.label!r} is not on the scale ({', '.join(f.values)})")
-            continue
-        plan.groups[(item.pk, rater_id)].append(
-            (r, f.task.pk, f.criterion.pk if f.criterion else None, f.mcq.pk if f.mcq else None))
-    for (_item_id, _rater_id), labels in plan.groups.items():
-        rounds = {r.round for r, *_ in labels}
-        if 1 not in rounds:
+        checked = _check_row(ctx, r, error)
+        if checked is not None:
+            plan.groups[checked[0]].append(checked[1])
+    for labels in plan.groups.values():
+        if 1 not in {r.round for r, *_ in labels}:
             first = labels[0][0]
             error(first, "round", f"{first.rater!r} on {first.item_key!r} has no round-1 labels (the independent "
                                   "first round must be present)")
+    plan.errors.sort(key=lambda e: (e.record or 0))
     return plan
 
 

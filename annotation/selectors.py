@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from accounts.models import Role
 from accounts.roles import user_role
+from annotation.i18n import axis_anchors, axis_label
 from annotation.models import (
     Assignment,
     FinalLabel,
@@ -34,7 +35,8 @@ from annotation.models import (
     field_id,
 )
 from annotation.pairwise import pair_label_as_shown
-from cases.models import MCQ, CaseRevision, ModelResponse, QuestionSet, RubricCriterion
+from cases.models import MCQ, CaseRevision, ModelResponse, QuestionSet, RubricCriterion, TextTranslation
+from cases.translations import translation_pairs
 
 # An item returned for revision longer than this, or more than this many rounds, counts as stuck.
 STUCK_AFTER_DAYS = 3
@@ -51,6 +53,8 @@ class Field:
     criterion: RubricCriterion | None = None
     mcq: MCQ | None = None
     categories: list[ScaleCategory] = field(default_factory=list, hash=False, compare=False)
+    # Translation consistency: the two translations compared (shown as 1 and 2, never their source).
+    translations: tuple[TextTranslation, TextTranslation] | None = field(default=None, hash=False, compare=False)
 
     @property
     def id(self) -> str:
@@ -62,6 +66,11 @@ class Field:
     @property
     def values(self) -> list[str]:
         return [c.value for c in self.categories]
+
+    @property
+    def anchors(self) -> list[tuple[str, str]]:
+        """(score, meaning) of a shipped Likert axis, shown beside its choices."""
+        return axis_anchors(self.key.removeprefix("axis:")) if self.key.startswith("axis:") else []
 
 
 def study_tasks(study: Study) -> list[TaskType]:
@@ -85,11 +94,14 @@ def item_fields(item: Item, *, tasks: list[TaskType] | None = None) -> list[Fiel
         mcqs = list(MCQ.objects.filter(question_set_id=item.question_set_id).order_by("order"))
     fields: list[Field] = []
     for task in tasks:
+        if task.target == TaskTarget.TRANSLATION:
+            fields.extend(_translation_fields(item, task))
+            continue
         if task.item_kind != item.kind:
             continue
         categories = list(task.scale.categories.all())
         if task.target in (TaskTarget.NARRATIVE, TaskTarget.ADVICE, TaskTarget.PAIRWISE):
-            fields.append(Field(task=task, key="", label=task.name, categories=categories))
+            fields.append(Field(task=task, key="", label=task.shown_name, categories=categories))
         elif task.target in (TaskTarget.CRITERION, TaskTarget.RESPONSE_CRITERION):
             fields.extend(
                 Field(task=task, key=f"criterion:{c.pk}", label=c.text, criterion=c, categories=categories)
@@ -102,9 +114,22 @@ def item_fields(item: Item, *, tasks: list[TaskType] | None = None) -> list[Fiel
             )
         elif task.target == TaskTarget.RESPONSE_AXIS:
             fields.extend(
-                Field(task=task, key=f"axis:{axis}", label=axis, categories=categories) for axis in task.axes
+                Field(task=task, key=f"axis:{axis}", label=axis_label(axis), categories=categories)
+                for axis in task.axes
             )
     return fields
+
+
+def _translation_fields(item: Item, task: TaskType) -> list[Field]:
+    """LiveClin Appendix H: one field per translated text of the item's revision with two valid
+    translations in the study's language (any item kind; one query)."""
+    categories = list(task.scale.categories.all())
+    pairs = translation_pairs(item.revision_id, item.study.translation_language)
+    return [
+        Field(task=task, key=f"translation:{key}", label=pair[0].get_field_display(), categories=categories,
+              translations=pair)
+        for key, pair in pairs.items()
+    ]
 
 
 # --- what a rater may see ----------------------------------------------------------------------
@@ -131,8 +156,8 @@ class RaterContent:
     """The blinding rule: what a rater (or an inspector, in order A-B) reads above the form.
 
     Never another rater's labels, grader decisions or model names; pairs in this rater's order;
-    LiveClin's privileged source (narrative, answer key, image captions) only when one of the
-    item's tasks may see it (factual validation, not solvability).
+    LiveClin's privileged source (narrative, answer key, image captions) only when every one of the
+    item's tasks may see it (factual validation, not solvability; a mix shows the examinee view).
     """
 
     item: Item
@@ -186,7 +211,9 @@ def item_content_for_rater(item: Item, fields: list[Field], *, pair_order: str =
     return RaterContent(
         item=item,
         revision=item.revision,
-        privileged=any(t.shows_privileged_source for t in tasks) if fields else True,
+        # Every task must be allowed the source: one examinee-view task (solvability) beside factual
+        # validation hides it for the whole item, or its answer key sits next to the solvability fields.
+        privileged=all(t.shows_privileged_source for t in tasks) if fields else True,
         show_advice=any(t.target == TaskTarget.ADVICE for t in tasks),
         response=item.response if item.kind == ItemKind.RESPONSE and item.response_id else None,
         pair=pair,

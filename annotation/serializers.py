@@ -5,6 +5,7 @@ never a grader decision, never a model's name on a blinded item."""
 from rest_framework import serializers
 
 from annotation.models import Assignment, Inspection, Item, ItemKind, Study, StudyMember
+from annotation.services.labels import MAX_SECONDS
 
 
 class CategorySerializer(serializers.Serializer):
@@ -30,9 +31,13 @@ class MCQSerializer(serializers.Serializer):
     question = serializers.CharField()
     options = serializers.DictField(child=serializers.CharField())
     correct_answer = serializers.CharField(
-        allow_null=True, help_text="Only for tasks that see the privileged source (factual validation)"
+        allow_null=True,
+        help_text="Both LiveClin views show it: the auditor checks it, the examinee judges whether it is deducible",
     )
-    image_details = serializers.JSONField()
+    step = serializers.IntegerField(
+        required=False, help_text="Examinee view: judging question n, read questions 1..n and their answers"
+    )
+    image_details = serializers.JSONField(help_text="Image captions only in the auditor view")
     table_details = serializers.JSONField()
 
 
@@ -55,10 +60,25 @@ class ShownResponseSerializer(serializers.Serializer):
 
 
 class QuestionSetContentSerializer(serializers.Serializer):
+    """LiveClin (Appendix G): the auditor view adds the privileged source; the examinee view has
+    neither the report nor any caption."""
+
     scenario = serializers.CharField()
     scenario_images = serializers.JSONField()
     scenario_tables = serializers.JSONField()
     mcqs = MCQSerializer(many=True)
+    case_report = serializers.CharField(required=False, allow_blank=True,
+                                        help_text="Auditor view only: the source case report (Markdown)")
+    case_report_source = serializers.CharField(required=False, allow_blank=True,
+                                               help_text='Auditor view only: "record", "side file" or "" (missing)')
+    source_url = serializers.CharField(required=False, allow_blank=True,
+                                       help_text="Auditor view only: the public page of the case report")
+    image_captions = serializers.JSONField(required=False, help_text="Auditor view only: every image caption")
+
+
+class PhaseSerializer(serializers.Serializer):
+    current = serializers.CharField(help_text="auditor (phase 1, factual) or examinee (phase 2, solvability)")
+    phases = serializers.ListField(child=serializers.CharField())
 
 
 class ItemContentSerializer(serializers.Serializer):
@@ -105,6 +125,10 @@ class AssignmentDetailSerializer(serializers.Serializer):
     assignment = AssignmentSerializer()
     fields = FieldSerializer(many=True)
     item = ItemContentSerializer()
+    phase = PhaseSerializer(required=False, help_text="LiveClin question sets: the phase shown (fields and content)")
+    prescreen = serializers.JSONField(
+        required=False, help_text="Studies that show the pre-screen: {field id: {verdict, explanation}} of the Judge"
+    )
     my_labels = serializers.JSONField(help_text="This rater's own submitted labels, latest round, as shown")
     guidelines = serializers.CharField()
 
@@ -113,6 +137,10 @@ class ClaimSerializer(serializers.Serializer):
     assignment = AssignmentSerializer(allow_null=True)
     fields = FieldSerializer(many=True)
     item = ItemContentSerializer(allow_null=True)
+    phase = PhaseSerializer(required=False, help_text="LiveClin question sets: the phase shown (fields and content)")
+    prescreen = serializers.JSONField(
+        required=False, help_text="Studies that show the pre-screen: {field id: {verdict, explanation}} of the Judge"
+    )
     my_labels = serializers.JSONField(
         required=False, help_text="This rater's own submitted labels (a returned item), latest round, as shown"
     )
@@ -125,7 +153,9 @@ class DraftInputSerializer(serializers.Serializer):
         child=serializers.JSONField(),
         help_text='{field id: {"label": "...", "comment": "..."}}; merged into the saved draft',
     )
-    seconds_spent = serializers.IntegerField(min_value=0, help_text="Time on this item in this round so far")
+    seconds_spent = serializers.IntegerField(
+        min_value=0, max_value=MAX_SECONDS, help_text="Time on this item in this round so far"
+    )
 
 
 class SubmitInputSerializer(serializers.Serializer):
@@ -133,7 +163,7 @@ class SubmitInputSerializer(serializers.Serializer):
         child=serializers.JSONField(),
         help_text='{field id: {"label": "...", "comment": "..."}} for every field of the item',
     )
-    seconds_spent = serializers.IntegerField(min_value=0)
+    seconds_spent = serializers.IntegerField(min_value=0, max_value=MAX_SECONDS)
 
 
 class SkipInputSerializer(serializers.Serializer):
@@ -292,6 +322,17 @@ class StudyCreateInputSerializer(serializers.Serializer):
     post_month_to = serializers.CharField(required=False, allow_null=True, default=None, help_text="YYYY-MM")
     sample_n = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1)
     seed = serializers.IntegerField(required=False, allow_null=True, default=None)
+    passed_prescreen = serializers.BooleanField(
+        required=False, default=False, help_text="LiveClin: only question sets that passed the Judge pre-screen"
+    )
+    validated = serializers.BooleanField(required=False, default=False, help_text="LiveClin: only validated sets")
+    show_prescreen = serializers.BooleanField(
+        required=False, default=False, help_text="LiveClin: show the Judge's verdicts beside each question"
+    )
+    min_inspector_rank = serializers.ChoiceField(
+        choices=["", "attending", "associate_chief", "chief"], required=False, default="",
+        help_text="Lowest rank allowed to inspect (attending < associate_chief < chief)",
+    )
     raters_per_item = serializers.IntegerField(required=False, default=2, min_value=1)
     inspect_all = serializers.BooleanField(required=False, default=False)
     inspect_disagreements = serializers.BooleanField(required=False, default=True)

@@ -15,12 +15,18 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods
 
 from accounts.roles import is_admin, is_inspector, is_rater
-from annotation import access, selectors, services
+from annotation import access, liveclin, selectors, services, views_liveclin, views_review
 from annotation.forms import AddItemsForm, AddMembersForm, SkipForm, StudyCreateForm, split_list
 from annotation.models import Assignment, Item, ItemKind, Study, StudyMember, TaskType
+from annotation.outcomes import study_effort
+from annotation.services.editing import assignment_save_edit_draft
+from annotation.text_display import text_view_for
+from medreview.errors import ConflictError
 
 # Assignment states in which the rater may still change their labels (a lapsed claim is revived by
 # the services when its slot is still free, otherwise they say so).
@@ -122,13 +128,22 @@ def _rating_context(
     values: dict[str, dict[str, str]] | None = None,
     errors: list[str] | None = None,
     field_errors: dict[str, str] | None = None,
+    phase: str = "",
 ) -> dict[str, Any]:
     item = assignment.item
     study = item.study
-    fields = selectors.item_fields(item)
-    editable = assignment.state in EDITABLE_STATES
+    all_fields = selectors.item_fields(item)
+    # A submitted item stays editable until its inspection starts (issue 11, `views_review`).
+    editing = views_review.is_editing(assignment)
+    editable = assignment.state in EDITABLE_STATES or editing
     if values is None:
-        values = dict(assignment.draft or {}) if editable else selectors.own_latest_labels(assignment)
+        values = dict(assignment.draft or {}) if editable and not editing else selectors.own_latest_labels(assignment)
+        if editing:
+            values.update(assignment.draft or {})  # an edit in progress, kept across reloads
+    # LiveClin: one phase of a two-phase question-set review on screen (annotation/views_liveclin.py).
+    phase, fields = views_liveclin.shown_fields(
+        item, all_fields, {**(assignment.draft or {}), **values}, phase, strict=request.method == "GET"
+    )
     queue = selectors.rater_queue(rater=request.user, study=study)
     return_comment = ""
     if assignment.state == Assignment.State.RETURNED:
@@ -148,6 +163,9 @@ def _rating_context(
         "draft_saved_at": assignment.draft_saved_at,
         "skip_form": SkipForm(),
         **_item_content(item, assignment, fields),
+        **views_liveclin.page_context(study, item, all_fields, phase),
+        **views_review.page_context(request, assignment, fields, field_errors or {}, editable=editable),
+        "text_view": text_view_for(item, request.user),
     }
 
 
@@ -184,7 +202,8 @@ def physician_dashboard(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "annotation/physician_dashboard.html",
-        {"studies": list(_rater_studies(request.user)), "queue": queue},
+        {"studies": list(_rater_studies(request.user)), "queue": queue,
+         **views_review.dashboard_context(request)},
     )
 
 
@@ -205,13 +224,23 @@ def next_item(request: HttpRequest, study_pk: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def rate(request: HttpRequest, pk: int) -> HttpResponse:
     assignment = access.access_assignment_for_rating(request.user, pk)
+    phase = views_liveclin.requested_phase(request)
     if request.method == "GET":
-        return render(request, "annotation/rate.html", _rating_context(request, assignment))
-    fields = selectors.item_fields(assignment.item)
+        try:
+            return render(request, "annotation/rate.html", _rating_context(request, assignment, phase=phase))
+        except ConflictError as exc:  # phase 2 asked for before phase 1 is complete
+            messages.info(request, " ".join(exc.messages))
+            return redirect("annotation:rate", pk=assignment.pk)
+    all_fields = selectors.item_fields(assignment.item)
+    fields = liveclin.phase_fields(all_fields, phase) if phase else all_fields
     labels = _posted_labels(request, fields)
     try:
-        services.rating_submit(
-            assignment=assignment, rater=request.user, labels=labels, seconds_spent=_seconds(request)
+        if phase and views_liveclin.has_next_phase(assignment.item, all_fields, phase):
+            return views_liveclin.continue_from_auditor(request, assignment, fields, labels, _seconds(request))
+        # Saves the labels as the draft first, so a failed submit loses nothing (issue 11).
+        views_review.save_then_submit(
+            request, assignment, views_liveclin.submission(assignment, all_fields, labels) if phase else labels,
+            _seconds(request),
         )
     except ValidationError as exc:
         field_errors = _field_errors(exc)
@@ -219,13 +248,15 @@ def rate(request: HttpRequest, pk: int) -> HttpResponse:
         marked = [key for key in field_errors if key in field_ids]
         errors = [message for key, message in field_errors.items() if key not in field_ids]
         if marked:
-            errors.insert(0, f"{len(marked)} field(s) need attention; they are marked below.")
+            errors.insert(0, ngettext("%(count)d field needs attention; it is marked below.", "%(count)d fields need attention; they are marked below.", len(marked)) % {"count": len(marked)})
         context = _rating_context(
-            request, assignment, values=labels, errors=errors or _errors(exc), field_errors=field_errors
+            request, assignment, values=labels, errors=errors or _errors(exc), field_errors=field_errors, phase=phase
         )
         return render(request, "annotation/rate.html", context, status=400)
-    messages.success(request, "Submitted. Thank you.")
-    if request.POST.get("then") == "dashboard":
+    messages.success(request, _("Submitted. Thank you."))
+    if assignment.item.status == Item.Status.CALIBRATION:
+        return redirect("annotation:calibration_feedback", pk=assignment.pk)  # the expected answer, then on
+    if views_review.back_to_queue(request):
         return redirect("annotation:physician_dashboard")
     following = services.assignment_claim_next(study=assignment.item.study, rater=request.user)
     if following is None:
@@ -237,15 +268,25 @@ def rate(request: HttpRequest, pk: int) -> HttpResponse:
 def save_draft(request: HttpRequest, pk: int) -> JsonResponse:
     assignment = access.access_assignment_for_rating(request.user, pk)
     fields = selectors.item_fields(assignment.item)
-    draft = _posted_labels(request, fields)
+    phase = views_liveclin.requested_phase(request)
+    # A LiveClin phase's form holds only its own fields: the other phase's labels stay as saved.
+    draft = _posted_labels(request, liveclin.phase_fields(fields, phase) if phase else fields)
     try:
+        if views_review.is_editing(assignment):
+            # Editing a submitted item: kept as an edit in progress; the ratings change on "Save changes".
+            kept = assignment_save_edit_draft(assignment=assignment, rater=request.user, draft=draft)
+            return JsonResponse({"ok": True, "saved_at": (kept.draft_saved_at or timezone.now()).isoformat(),
+                                 "state": kept.state, "notice": "Change kept; press “Save changes” to apply it."})
         saved = services.assignment_save_draft(
             assignment=assignment, rater=request.user, draft=draft, seconds_spent=_seconds(request)
         )
     except ValidationError as exc:
         return JsonResponse({"ok": False, "errors": _errors(exc)}, status=400)
     saved_at: datetime = saved.draft_saved_at or timezone.now()
-    return JsonResponse({"ok": True, "saved_at": saved_at.isoformat(), "state": saved.state})
+    body: dict[str, Any] = {"ok": True, "saved_at": saved_at.isoformat(), "state": saved.state}
+    if saved.state == Assignment.State.EXPIRED:
+        body["notice"] = "Saved, but your claim lapsed and another rater took this item; your labels are kept."
+    return JsonResponse(body)
 
 
 @require_http_methods(["POST"])
@@ -253,7 +294,7 @@ def skip(request: HttpRequest, pk: int) -> HttpResponse:
     assignment = access.access_assignment_for_rating(request.user, pk)
     form = SkipForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "Give a reason for skipping this item.")
+        messages.error(request, _("Give a reason for skipping this item."))
         return redirect("annotation:rate", pk=assignment.pk)
     try:
         services.assignment_skip(assignment=assignment, rater=request.user, reason=form.cleaned_data["reason"])
@@ -261,30 +302,14 @@ def skip(request: HttpRequest, pk: int) -> HttpResponse:
         for message in _errors(exc):
             messages.error(request, message)
         return redirect("annotation:rate", pk=assignment.pk)
-    messages.success(request, "Item skipped.")
+    messages.success(request, _("Item skipped."))
     return redirect("annotation:physician_dashboard")
 
 
 # ---------------------------------------------------------------- inspection
 
 
-@require_http_methods(["GET"])
-def inspector_dashboard(request: HttpRequest) -> HttpResponse:
-    if not is_inspector(request.user):
-        raise PermissionDenied("Only inspectors inspect items.")
-    queue = selectors.inspector_queue(inspector=request.user)
-    return render(request, "annotation/inspector_dashboard.html", {"queue": queue})
-
-
-@require_http_methods(["GET", "POST"])
-def inspect(request: HttpRequest, pk: int) -> HttpResponse:
-    item = access.access_item_for_inspection(request.user, pk)
-    if request.method == "POST":
-        errors = _inspection_action(request, item)
-        if not errors:
-            return redirect("annotation:inspector_dashboard")
-        return render(request, "annotation/inspect.html", _inspection_context(item, errors), status=400)
-    return render(request, "annotation/inspect.html", _inspection_context(item, []))
+# The inspector's queue and inspection page views are in `annotation.views_triage` (issue 11).
 
 
 def _inspection_action(request: HttpRequest, item: Item) -> list[str]:
@@ -293,21 +318,22 @@ def _inspection_action(request: HttpRequest, item: Item) -> list[str]:
     try:
         if action == "accept":
             services.inspection_accept(item=item, inspector=request.user, comment=comment)
-            messages.success(request, "Accepted: the raters' labels stand as final labels.")
+            messages.success(request, _("Accepted: the raters' labels stand as final labels."))
         elif action == "adjudicate":
             fields = selectors.item_fields(item)
             labels = {f.id: request.POST.get(f"final:{f.id}", "").strip() for f in fields}
             labels = {key: value for key, value in labels.items() if value}
             reason = request.POST.get("reason", "").strip()
             services.inspection_adjudicate(item=item, inspector=request.user, labels=labels, reason=reason)
-            messages.success(request, "Final labels set.")
+            messages.success(request, _("Final labels set."))
         elif action == "return":
             raw_pk = request.POST.get("assignment", "")
             target = item.assignments.filter(pk=int(raw_pk)).first() if raw_pk.isdigit() else None
             if target is None:
                 return ["Choose the annotator to return the item to."]
-            services.inspection_return(item=item, inspector=request.user, assignment=target, comment=comment)
-            messages.success(request, "Returned to the annotator for revision.")
+            services.inspection_return(item=item, inspector=request.user, assignment=target, comment=comment,
+                                       fields=request.POST.getlist("fields"))
+            messages.success(request, _("Returned to the annotator for revision."))
         else:
             return ["Unknown action."]
     except ValidationError as exc:
@@ -369,6 +395,7 @@ def _inspection_context(item: Item, errors: list[str]) -> dict[str, Any]:
         "flagged": item.kind == ItemKind.QUESTION_SET and selectors.question_set_flagged(item),
         "errors": errors,
         **_item_content(item, None, fields),
+        **views_liveclin.inspection_context(item),
     }
 
 
@@ -399,7 +426,7 @@ def admin_dashboard(request: HttpRequest) -> HttpResponse:
             for message in _errors(exc):
                 form.add_error(None, message)
         else:
-            messages.success(request, f"Study “{study.name}” created with {study.items.count()} items.")
+            messages.success(request, _("Study “%(name)s” created with %(count)d items.") % {"name": study.name, "count": study.items.count()})
             return redirect("annotation:study_detail", pk=study.pk)
     status = 400 if request.method == "POST" else 200
     return render(
@@ -425,6 +452,10 @@ def _create_study(request: HttpRequest, form: StudyCreateForm) -> Study:
         required_languages=split_list(data["required_languages"]),
         seed=data["seed"],
         lease_minutes=data["lease_minutes"],
+        show_prescreen=data["show_prescreen"],
+        min_inspector_rank=data["min_inspector_rank"] or "",
+        text_display=data["text_display"] or "auto",
+        translation_language=data["translation_language"] or "zh-Hans",
     )
     if data["raters"]:
         services.study_add_members(
@@ -459,6 +490,8 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "stuck_rounds": selectors.STUCK_AFTER_ROUNDS,
             "members_form": AddMembersForm() if admin else None,
             "items_form": AddItemsForm(prefix="items") if admin else None,
+            # Effort and cost (docs/curation.md): time per rater, by pseudonym like the export.
+            "effort": study_effort(study).as_dict(),
         },
     )
 
@@ -468,7 +501,7 @@ def study_add_members(request: HttpRequest, pk: int) -> HttpResponse:
     study = access.access_study_for_management(request.user, pk)
     form = AddMembersForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "Choose at least one person and a role.")
+        messages.error(request, _("Choose at least one person and a role."))
         return redirect("annotation:study_detail", pk=study.pk)
     try:
         added = services.study_add_members(
@@ -479,7 +512,7 @@ def study_add_members(request: HttpRequest, pk: int) -> HttpResponse:
         for message in _errors(exc):
             messages.error(request, message)
     else:
-        messages.success(request, f"{added} member(s) added.")
+        messages.success(request, ngettext("%(count)d member added.", "%(count)d members added.", added) % {"count": added})
     return redirect("annotation:study_detail", pk=study.pk)
 
 
@@ -488,7 +521,7 @@ def study_add_items(request: HttpRequest, pk: int) -> HttpResponse:
     study = access.access_study_for_management(request.user, pk)
     form = AddItemsForm(request.POST, prefix="items")
     if not form.is_valid():
-        messages.error(request, f"Items not added: {form.errors.as_text()}")
+        messages.error(request, _("Items not added: %(errors)s") % {"errors": form.errors.as_text()})
         return redirect("annotation:study_detail", pk=study.pk)
     try:
         added = services.study_add_items(
@@ -498,7 +531,7 @@ def study_add_items(request: HttpRequest, pk: int) -> HttpResponse:
         for message in _errors(exc):
             messages.error(request, message)
     else:
-        messages.success(request, f"{added} item(s) added.")
+        messages.success(request, ngettext("%(count)d item added.", "%(count)d items added.", added) % {"count": added})
     return redirect("annotation:study_detail", pk=study.pk)
 
 
@@ -512,7 +545,7 @@ def study_status(request: HttpRequest, pk: int) -> HttpResponse:
         elif action == "close":
             services.study_close(study=study, actor=request.user)
         else:
-            messages.error(request, "Unknown action.")
+            messages.error(request, _("Unknown action."))
     except ValidationError as exc:
         for message in _errors(exc):
             messages.error(request, message)

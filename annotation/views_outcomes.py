@@ -12,6 +12,7 @@ from django.core.exceptions import ValidationError
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from accounts.roles import AnyUser
@@ -19,7 +20,7 @@ from annotation import access, label_exports
 from annotation.audit_export import event_records, events_csv, events_jsonl
 from annotation.curation.forms import CurationForm
 from annotation.curation.service import curation_create, curation_files
-from annotation.models import Curation, ReviewEvent, Study
+from annotation.models import Curation, ReviewEvent, Study, seal_audit_chain
 from annotation.outcomes import field_outcomes, study_effort
 from annotation.services.audit import study_record_export
 from annotation.services.effort import study_set_hourly_rate
@@ -34,6 +35,7 @@ def history_url(item_id: int) -> str:
 def item_history(request: HttpRequest, pk: int) -> HttpResponse:
     """Every field's final decision, every rating of every round, and the item's events in chain order."""
     item = access.access_item_for_history(request.user, pk)
+    seal_audit_chain(item.study_id)
     outcomes = field_outcomes([item.study], item_ids=[item.pk])
     events = ReviewEvent.objects.filter(item=item).select_related("actor").order_by("seq")
     return render(request, "annotation/item_history.html", {
@@ -108,7 +110,7 @@ def study_hourly_rate(request: HttpRequest, pk: int) -> HttpResponse:
         for message in exc.messages:
             messages.error(request, message)
     else:
-        messages.success(request, "Hourly rate saved.")
+        messages.success(request, _("Hourly rate saved."))
     return redirect("annotation:study_detail", pk=study.pk)
 
 
@@ -126,9 +128,9 @@ def curation_list(request: HttpRequest) -> HttpResponse:
                                                 history_url=history_url)
         except ValidationError as exc:
             for message in exc.messages:
-                messages.error(request, f"Refused, nothing written: {message}")
+                messages.error(request, _("Refused, nothing written: %(problem)s") % {"problem": message})
         else:
-            messages.success(request, f"Curation {curation.name} {'written' if created else 'unchanged'}.")
+            messages.success(request, (_("Curation %(name)s written.") if created else _("Curation %(name)s unchanged.")) % {"name": curation.name})
             return redirect("annotation:curation_detail", pk=curation.pk)
     return render(request, "annotation/curation_list.html", {
         "curations": curations.select_related("release__dataset", "created_by"), "form": form})

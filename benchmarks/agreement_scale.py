@@ -54,6 +54,7 @@ def _setup(url: str) -> None:
     os.environ.setdefault("SECRET_KEY", "agreement-benchmark-only")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "medreview.settings")
     os.environ.setdefault("LOG_LEVEL", "WARNING")
+    os.environ.setdefault("SECURE_COOKIES", "0")  # the page is timed over plain HTTP: no HTTPS redirect
     import django
 
     django.setup()

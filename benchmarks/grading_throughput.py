@@ -87,8 +87,9 @@ def main() -> None:
     env = {
         **os.environ, "DATABASE_URL": args.database_url, "TASKS_BACKEND": "db",
         "SECRET_KEY": os.environ.get("SECRET_KEY", "grading-benchmark-only"), "DEBUG": "0",
-        "DJANGO_SETTINGS_MODULE": "medreview.settings", "BENCH_OPENAI_API_KEY": "bench-any-key",
-        "LOG_LEVEL": "WARNING",
+        "DJANGO_SETTINGS_MODULE": "medreview.settings", "MEDREVIEW_GRADER_KEY_BENCH": "bench-any-key",
+        # The fake endpoint runs on this machine; production allows no grader host unless named.
+        "GRADER_ALLOWED_HOSTS": "127.0.0.1", "LOG_LEVEL": "WARNING",
     }
     os.environ.update(env)
     ensure_database(args.database_url)
@@ -135,7 +136,7 @@ def main() -> None:
             defaults={
                 "kind": "rubric-grader", "base_url": f"http://127.0.0.1:{args.port}/v1", "model": "fake-grader-1",
                 "concurrency": args.concurrency, "timeout_seconds": 30, "max_attempts": 3,
-                "backoff_base_seconds": 0.2, "api_key_env": "BENCH_OPENAI_API_KEY", "prompt": template,
+                "backoff_base_seconds": 0.2, "api_key_env": "MEDREVIEW_GRADER_KEY_BENCH", "prompt": template,
             },
         )
         started = time.monotonic()

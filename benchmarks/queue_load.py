@@ -72,7 +72,7 @@ def _seed(n_items: int, n_physicians: int) -> tuple[int, dict[str, str]]:
 
     from django.contrib.auth import get_user_model
     from django.contrib.auth.hashers import make_password
-    from rest_framework.authtoken.models import Token
+    from knox.models import AuthToken
 
     from accounts.models import Profile, Role
     from annotation.models import StudyMember
@@ -108,7 +108,8 @@ def _seed(n_items: int, n_physicians: int) -> tuple[int, dict[str, str]]:
                 pseudonym=f"Bench-{u.username}")
         for u in physicians
     )
-    tokens = Token.objects.bulk_create(Token(user=u, key=Token.generate_key()) for u in physicians)
+    # (row, key) pairs: only hashes are stored, so the keys are kept from creation.
+    tokens = {u.username: AuthToken.objects.create(user=u)[1] for u in physicians}
     study = study_create(name=STUDY_NAME, created_by=admin, task_slugs=["narrative-quality", "criterion-validity"],
                          selection=ItemSelection(kind="case", dataset="QueueBench"), raters_per_item=2, seed=1)
     study_add_members(study=study, users=physicians, role=StudyMember.Role.RATER, actor=admin)
@@ -118,7 +119,7 @@ def _seed(n_items: int, n_physicians: int) -> tuple[int, dict[str, str]]:
 
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
-    return study.pk, {t.user.username: t.key for t in tokens}
+    return study.pk, tokens
 
 
 class Physician(threading.Thread):
@@ -297,7 +298,9 @@ def main() -> None:
     print(f"database {args.database_url}: recreating, migrating, seeding {args.items} items ...", flush=True)
     _recreate_database(args.database_url)
     env = {**os.environ, "DATABASE_URL": args.database_url, "SECRET_KEY": "queue-benchmark-key",
-           "DEBUG": "0", "ALLOWED_HOSTS": "127.0.0.1,localhost", "CONN_MAX_AGE": "600", "LOG_LEVEL": "WARNING"}
+           "DEBUG": "0", "ALLOWED_HOSTS": "127.0.0.1,localhost", "CONN_MAX_AGE": "600", "LOG_LEVEL": "WARNING",
+           # plain HTTP on the loopback: no HTTPS redirect, no Secure-only cookies
+           "SECURE_COOKIES": "0"}
     python = str(ROOT / ".venv" / "bin" / "python")
     subprocess.run([python, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
     _django(args.database_url)

@@ -121,7 +121,8 @@ def _serve(args: argparse.Namespace, tmp: Path) -> tuple[subprocess.Popen, str, 
     env = {**os.environ, "DATABASE_URL": url, "SECRET_KEY": "rating-loop-benchmark-key", "DEBUG": "0",
            "ALLOWED_HOSTS": "127.0.0.1,localhost", "CONN_MAX_AGE": "600", "TASKS_BACKEND": "immediate",
            "MEDIA_ROOT": str(tmp / "media"), "DJANGO_SETTINGS_MODULE": "bench_settings",
-           "PYTHONPATH": os.pathsep.join([str(tmp), str(ROOT)]), "LOG_LEVEL": "WARNING"}
+           "PYTHONPATH": os.pathsep.join([str(tmp), str(ROOT)]), "LOG_LEVEL": "WARNING",
+           "SECURE_COOKIES": "0"}  # plain HTTP on the loopback: no HTTPS redirect, no Secure-only cookies
     python = sys.executable
     for command in (["migrate", "--noinput", "-v0"], ["collectstatic", "--noinput", "-v0"], ["load_demo"]):
         subprocess.run([python, "manage.py", *command], cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)

@@ -4,8 +4,10 @@ importing a release). Grader outputs: graders/admin.py."""
 
 from typing import Any
 
-from django.contrib import admin
-from django.http import HttpRequest
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponseRedirect
+from django.urls import reverse
 
 from cases.models import (
     MCQ,
@@ -18,6 +20,7 @@ from cases.models import (
     Release,
     RubricCriterion,
     Specialty,
+    TextTranslation,
     Theme,
 )
 from medreview.admin import ReadOnlyAdmin, ReadOnlyInline
@@ -44,6 +47,15 @@ class ReleaseAdmin(ReadOnlyAdmin):
     list_filter = ["dataset", "format", "status"]
     search_fields = ["label", "file_name", "sha256", "model_name"]
     list_select_related = ["dataset", "imported_by"]
+    actions = ["curate"]
+
+    @admin.action(description="Curate with the final labels of its studies (opens the Curations page)")
+    def curate(self, request: HttpRequest, queryset: QuerySet[Release]) -> HttpResponseRedirect | None:
+        # By URL name only: the curation lives in `annotation`, above `cases` (docs/curation.md).
+        if queryset.count() != 1:
+            self.message_user(request, "Choose exactly one release to curate.", level=messages.WARNING)
+            return None
+        return HttpResponseRedirect(f"{reverse('annotation:curation_list')}?release={queryset.get().pk}")
 
 
 @admin.register(Specialty, Theme)
@@ -55,6 +67,7 @@ class NameAdmin(admin.ModelAdmin):
 class RevisionInline(ReadOnlyInline):
     model = CaseRevision
     fields = ["number", "release", "language", "content_hash", "created_at"]
+    readonly_fields = fields  # created_at is not editable: a form field for it is a FieldError
 
 
 @admin.register(Case)
@@ -123,3 +136,12 @@ class ImportJobAdmin(ReadOnlyAdmin):
     list_filter = ["status", "format"]
     search_fields = ["file_name", "dataset_name", "release_label", "sha256"]
     list_select_related = ["created_by"]
+
+
+@admin.register(TextTranslation)
+class TextTranslationAdmin(ReadOnlyAdmin):
+    """Translations are never edited (a rating points at the one read); a better one is a new variant."""
+
+    list_display = ["revision", "key", "language", "variant", "source", "status", "engine", "created_at"]
+    list_filter = ["language", "source", "status", "field"]
+    search_fields = ["revision__case__external_id", "text"]

@@ -10,6 +10,7 @@ from cases import access, selectors
 from cases.models import ImportFormat
 from cases.serializers import DatasetSerializer, ImportReportSerializer, ImportRequestSerializer
 from cases.services import DEFAULT_DATASETS, release_import
+from medreview.drf import report_or_validation_errors
 
 
 class DatasetListAPI(APIView):
@@ -32,7 +33,8 @@ class ImportAPI(APIView):
 
     @extend_schema(
         request={"multipart/form-data": ImportRequestSerializer},
-        responses={200: ImportReportSerializer, 201: ImportReportSerializer, 400: ImportReportSerializer},
+        responses={200: ImportReportSerializer, 201: ImportReportSerializer,
+                   400: report_or_validation_errors("ImportReport")},
         summary="Import a release file (admins); 201 imported, 200 unchanged or dry run, 400 refused",
     )
     def post(self, request: Request) -> Response:
@@ -47,6 +49,7 @@ class ImportAPI(APIView):
             dataset_name=(data.get("dataset") or "").strip() or DEFAULT_DATASETS[ImportFormat(fmt)],
             release_label=data.get("release") or "", model_name=data.get("model") or None,
             grader_model=data["grader_model"], user=request.user, dry_run=data["dry_run"],
+            case_reports=(data["case_reports"].name, data["case_reports"].read()) if data.get("case_reports") else None,
         )
         status = {"imported": 201, "refused": 400}.get(report.status, 200)
         return Response(ImportReportSerializer(report.to_dict()).data, status=status)

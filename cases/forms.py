@@ -1,4 +1,5 @@
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from cases.models import ImportFormat
 from cases.services import DEFAULT_GRADER_MODEL, NEEDS_MODEL
@@ -6,14 +7,14 @@ from cases.services import DEFAULT_GRADER_MODEL, NEEDS_MODEL
 
 class ImportUploadForm(forms.Form):
     format = forms.ChoiceField(choices=ImportFormat.choices)
-    file = forms.FileField(help_text="JSON, JSONL or CSV, UTF-8")
+    file = forms.FileField(help_text=_("JSON, JSONL or CSV, UTF-8"))
     dataset = forms.CharField(
-        max_length=100, required=False, help_text="Default: LiveMedBench, LiveClin, HealthBench or ClinConsensus"
+        max_length=100, required=False, help_text=_("Default: LiveMedBench, LiveClin, HealthBench or ClinConsensus")
     )
-    release_label = forms.CharField(max_length=100, required=False, help_text="e.g. v202601 (default: file name)")
-    model_name = forms.CharField(max_length=200, required=False, help_text="Responses and grades: the model that answered")
+    release_label = forms.CharField(max_length=100, required=False, help_text=_("e.g. v202601 (default: file name)"))
+    model_name = forms.CharField(max_length=200, required=False, help_text=_("Responses and grades: the model that answered"))
     grader_model = forms.CharField(max_length=200, required=False, initial=DEFAULT_GRADER_MODEL,
-                                   help_text="Grades: the grader model")
+                                   help_text=_("Grades: the grader model"))
 
     def clean(self) -> dict:
         cleaned = super().clean()

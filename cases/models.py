@@ -8,6 +8,9 @@ at the exact revision (and criteria) it was about. What automated graders said l
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from cases.storage import import_storage
 
 
 class ImportFormat(models.TextChoices):
@@ -15,8 +18,11 @@ class ImportFormat(models.TextChoices):
     LIVEMEDBENCH_RESPONSES = "livemedbench-responses", "LiveMedBench model responses"
     LIVEMEDBENCH_GRADES = "livemedbench-grades", "LiveMedBench grader results"
     LIVECLIN = "liveclin", "LiveClin question sets"
+    LIVECLIN_JUDGE = "liveclin-judge", "LiveClin Judge verdicts (pre-screen)"
     HEALTHBENCH = "healthbench", "HealthBench"
     GENERIC = "generic", "Generic (ClinConsensus-style)"
+    JUDGE_SCORES = "judge-scores", "Judge scores collected outside medreview (holistic or per axis)"
+    PAIRWISE_VERDICTS = "pairwise-verdicts", "Pairwise verdicts collected outside medreview"
 
 
 class Dataset(models.Model):
@@ -62,7 +68,17 @@ class Release(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.dataset} {self.label}"
+        """Unique and readable in every dropdown: dataset, label, what the file held, date and id
+        (several files of one release label, e.g. each model's responses, share dataset and label)."""
+        what = {
+            ImportFormat.LIVEMEDBENCH_RESPONSES: "responses", ImportFormat.LIVEMEDBENCH_GRADES: "grades",
+            ImportFormat.LIVECLIN_JUDGE: "Judge verdicts", ImportFormat.JUDGE_SCORES: "judge scores",
+            ImportFormat.PAIRWISE_VERDICTS: "pairwise verdicts",
+        }.get(self.format, "")
+        detail = " ".join(p for p in (self.model_name, what) if p)
+        date = f"{self.imported_at:%Y-%m-%d}" if self.imported_at else ""
+        parts = [f"{self.dataset} {self.label}", detail, date]
+        return " · ".join(p for p in parts if p) + (f" (#{self.pk})" if self.pk else "")
 
 
 class Specialty(models.Model):
@@ -165,16 +181,6 @@ class CaseRevision(models.Model):
         return f"{self.case} r{self.number}"
 
 
-class Axis(models.TextChoices):
-    """The five LiveMedBench / HealthBench axes; sources may use their own (stored as given)."""
-
-    ACCURACY = "Accuracy"
-    COMPLETENESS = "Completeness"
-    COMMUNICATION_QUALITY = "Communication Quality"
-    CONTEXT_AWARENESS = "Context Awareness"
-    SAFETY = "Safety"
-
-
 class RubricCriterion(models.Model):
     revision = models.ForeignKey(CaseRevision, on_delete=models.PROTECT, related_name="criteria")
     order = models.PositiveIntegerField()
@@ -208,6 +214,12 @@ class QuestionSet(models.Model):
     scenario = models.TextField()
     scenario_images = models.JSONField(default=list, blank=True)
     scenario_tables = models.JSONField(default=list, blank=True)
+    # LiveClin Appendix G's privileged information: only the auditor (factual validation) sees it.
+    case_report = models.TextField(blank=True, help_text="The source case report (Markdown); empty when not imported")
+    report_source = models.CharField(max_length=16, blank=True, help_text='"record", "side file", or "" (missing)')
+    captions = models.JSONField(
+        default=list, blank=True, help_text='Image captions: [{"mcq": 0 (scenario) or position, "image", "caption"}]'
+    )
 
     def __str__(self) -> str:
         return f"Question set of {self.revision}"
@@ -286,7 +298,9 @@ class ImportJob(models.Model):
     release_label = models.CharField(max_length=100)
     model_name = models.CharField(max_length=200, blank=True)
     grader_model = models.CharField(max_length=200, blank=True)
-    file = models.FileField(upload_to="imports/%Y/%m/")
+    # Stored through STORAGES["imports"] (the database by default), so any worker can read it; deleted
+    # when the import ends (refused, imported or failed).
+    file = models.FileField(upload_to="imports/%Y/%m/", storage=import_storage, blank=True)
     file_name = models.CharField(max_length=500)
     sha256 = models.CharField(max_length=64)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.VALIDATED)
@@ -321,3 +335,85 @@ class ImportJob(models.Model):
         if self.status == self.Status.DONE:
             return 100
         return int(100 * self.progress_done / self.progress_total) if self.progress_total else 0
+
+
+class TranslatableField(models.TextChoices):
+    """The fields of a revision that may carry translations (`TextTranslation.field`)."""
+
+    NARRATIVE = "narrative", _("Narrative")
+    QUERY = "query", _("Query")
+    ADVICE = "advice", _("Reference advice")
+    CRITERION = "criterion", _("Rubric criterion")
+    SCENARIO = "scenario", _("Question-set scenario")
+    MCQ_STEM = "mcq_stem", _("MCQ stem")
+    MCQ_OPTION = "mcq_option", _("MCQ option")
+
+
+class TextTranslationQuerySet(models.QuerySet["TextTranslation"]):
+    def shown(self) -> "TextTranslationQuerySet":
+        """Translations a physician may read: an invalid machine answer never is."""
+        return self.filter(status=TextTranslation.Status.VALID)
+
+
+class TextTranslation(models.Model):
+    """One field of a revision in another language (docs/i18n.md). Never edited: a better
+    translation is another row (another `variant`), so a rating keeps pointing at what was read.
+
+    `key` names the field within the revision: narrative, query, advice, scenario,
+    criterion:<criterion id>, mcq:<mcq id>:stem, mcq:<mcq id>:option:<letter>.
+    """
+
+    class Source(models.TextChoices):
+        IMPORTED = "imported", "Imported with a release"
+        MACHINE = "machine", "Machine translation"
+        HUMAN = "human", "Human translation"
+
+    class Status(models.TextChoices):
+        VALID = "valid", "Valid"
+        INVALID = "invalid", "Invalid (empty or not in the target language; never shown)"
+
+    revision = models.ForeignKey(CaseRevision, on_delete=models.PROTECT, related_name="translations")
+    field = models.CharField(max_length=16, choices=TranslatableField.choices)
+    key = models.CharField(max_length=100)
+    language = models.CharField(max_length=16, help_text="BCP 47, e.g. zh-Hans")
+    variant = models.CharField(
+        max_length=64, default="default", help_text="Which translation, e.g. professional or o3"
+    )
+    text = models.TextField(blank=True)
+    source = models.CharField(max_length=12, choices=Source.choices)
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.VALID)
+    problem = models.CharField(max_length=200, blank=True, help_text="Why it is invalid")
+    engine = models.CharField(max_length=200, blank=True, help_text="Machine output: the model that translated")
+    prompt_version = models.CharField(max_length=64, blank=True)
+    job_id = models.PositiveIntegerField(null=True, blank=True, help_text="The translation job that wrote it")
+    file_name = models.CharField(max_length=500, blank=True, help_text="Imported: the translation file")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = TextTranslationQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["revision_id", "key", "language", "variant"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["revision", "key", "language", "variant"], name="translation_unique_variant"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.revision_id}/{self.key} [{self.language}/{self.variant}]"
+
+
+class StoredFile(models.Model):
+    """An uploaded import file kept in the database (cases.storage.DatabaseStorage): web servers
+    and workers on different machines read it without a shared filesystem."""
+
+    name = models.CharField(max_length=500, unique=True)
+    content = models.BinaryField()
+    size = models.PositiveBigIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.size} bytes)"

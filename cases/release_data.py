@@ -24,7 +24,8 @@ def _question_set(revision: CaseRevision) -> ParsedQuestionSet | None:
         for m in qs.mcqs.all()
     )
     return ParsedQuestionSet(scenario=qs.scenario, scenario_images=qs.scenario_images,
-                             scenario_tables=qs.scenario_tables, mcqs=mcqs)
+                             scenario_tables=qs.scenario_tables, mcqs=mcqs, case_report=qs.case_report,
+                             report_source=qs.report_source, captions=tuple(qs.captions))
 
 
 def parsed_case(revision: CaseRevision, record: int = 0) -> ParsedCase:

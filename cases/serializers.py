@@ -5,7 +5,7 @@ from cases.services import DEFAULT_GRADER_MODEL
 
 
 class ReleaseSerializer(serializers.ModelSerializer):
-    imported_by = serializers.StringRelatedField()
+    imported_by = serializers.StringRelatedField(allow_null=True, help_text="null when imported from the command line")
 
     class Meta:
         model = Release
@@ -30,6 +30,9 @@ class ImportRequestSerializer(serializers.Serializer):
     model = serializers.CharField(max_length=200, required=False, allow_blank=True)
     grader_model = serializers.CharField(max_length=200, required=False, default=DEFAULT_GRADER_MODEL)
     dry_run = serializers.BooleanField(required=False, default=False)
+    case_reports = serializers.FileField(
+        required=False, help_text="liveclin only: a side file of source case reports (see docs/formats.md)"
+    )
 
 
 class ImportErrorSerializer(serializers.Serializer):
@@ -47,6 +50,8 @@ class CreatedCountsSerializer(serializers.Serializer):
     responses = serializers.IntegerField()
     grader_decisions = serializers.IntegerField()
     revisions = serializers.IntegerField()
+    judge_scores = serializers.IntegerField(required=False, help_text="judge-scores files only")
+    pairwise_judgements = serializers.IntegerField(required=False, help_text="pairwise-verdicts files only")
 
 
 class ImportReportSerializer(serializers.Serializer):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import IO, Any
 
+from django.apps import apps
 from django.core.files.base import ContentFile, File
 from django.core.files.storage import Storage, storages
 from django.utils.deconstruct import deconstructible
@@ -19,9 +20,8 @@ class DatabaseStorage(Storage):
     """Each file is one `StoredFile` row (name, bytes). Uploads are read whole by the parsers anyway."""
 
     def _model(self) -> Any:
-        from cases.models import StoredFile  # models import this module for the field's storage
-
-        return StoredFile
+        # By name: cases.models imports this module for the field's storage.
+        return apps.get_model("cases", "StoredFile")
 
     def _open(self, name: str, mode: str = "rb") -> File:
         row = self._model().objects.filter(name=name).values_list("content", flat=True).first()
@@ -52,7 +52,8 @@ class DatabaseStorage(Storage):
         return size
 
     def url(self, name: str | None) -> str:
-        raise NotImplementedError("Uploaded import files are never served.")
+        # Uploaded import files are never served; an empty link keeps the admin's file display working.
+        return ""
 
     def listdir(self, path: str) -> tuple[list[str], list[str]]:
         prefix = path.rstrip("/") + "/" if path else ""

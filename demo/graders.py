@@ -1,7 +1,7 @@
 """Demo grader configurations for `manage.py load_demo`, pointing at the local fake endpoint.
 
 Run the fake endpoint with `python -m devtools.fake_openai --port 8765` and give the workers any
-value for DEMO_OPENAI_API_KEY (the fake server accepts every key).
+value for MEDREVIEW_GRADER_KEY_DEMO (the fake server accepts every key).
 """
 
 from typing import TextIO
@@ -10,7 +10,7 @@ from graders import prompts, services
 from graders.models import GraderConfig, GraderKind
 
 DEMO_BASE_URL = "http://127.0.0.1:8765/v1"
-DEMO_KEY_ENV = "DEMO_OPENAI_API_KEY"
+DEMO_KEY_ENV = "MEDREVIEW_GRADER_KEY_DEMO"  # GRADER_KEY_ENV_PREFIX: only such variables may hold keys
 DEMO_GRADERS = [
     ("Demo rubric grader (fake server)", GraderKind.RUBRIC_GRADER),
     ("Demo LLM judge (fake server)", GraderKind.LLM_JUDGE),
@@ -23,6 +23,8 @@ def load_demo_graders(*, stdout: TextIO) -> None:
     """Create the demo grader configurations; called by load_demo after the demo data exists. Idempotent."""
     for name, kind in DEMO_GRADERS:
         if GraderConfig.objects.filter(name=name).exists():
+            # Demo databases made before the key prefix rule named another variable.
+            GraderConfig.objects.filter(name=name, api_key_env="DEMO_OPENAI_API_KEY").update(api_key_env=DEMO_KEY_ENV)
             continue
         services.grader_config_save(
             config=None,

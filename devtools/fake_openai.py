@@ -4,7 +4,9 @@ POST /v1/chat/completions (and /chat/completions) answers like a grader would, d
 - rubric-grader prompts (a <criterion>...</criterion> tag): met when the SHA-256 of the criterion text
   is even (`expected_met`);
 - pairwise prompts (<response_a> tag): winner by the hash of the first shown response;
-- Likert prompts (<axis> tag): a 1-5 score; other judge prompts: a 1-10 score (`expected_score`).
+- Likert prompts (<axis> tag): a 1-5 score; other judge prompts: a 1-10 score (`expected_score`);
+- question-set judge prompts (<question number="n"> blocks): per question a factual and a solvability
+  verdict from the hash of its text (`expected_judge`), in LiveClin's Appendix G format.
 
 Behaviour is scriptable (`FakeBehaviour`): mode json / fence / list / malformed / mt-bench, HTTP 429 the
 first N times each prompt is seen, HTTP 500 always or the first N times, a delay longer than the
@@ -27,7 +29,10 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-_TAG = {name: re.compile(rf"<{name}[^>]*>(.*?)</{name}>", re.DOTALL) for name in ("criterion", "response_a", "axis")}
+_TAG = {
+    name: re.compile(rf"<{name}[^>]*>(.*?)</{name}>", re.DOTALL)
+    for name in ("criterion", "response_a", "axis", "source_text")
+}
 
 
 def _hash_int(text: str) -> int:
@@ -45,6 +50,38 @@ def expected_score(response_text: str, *, high: int) -> int:
 
 def expected_winner(first_shown_text: str) -> str:
     return ("A", "B", "tie")[_hash_int(first_shown_text) % 3]
+
+
+_QUESTION = re.compile(r'<question number="(\d+)"[^>]*>(.*?)</question>', re.DOTALL)
+
+
+def expected_judge(question_block: str) -> tuple[bool, bool]:
+    """The fake Judge's (factually correct, logically solvable) for one question's text."""
+    value = _hash_int(question_block)
+    return value % 4 != 0, value % 5 != 0
+
+
+def _judge_reply(prompt: str) -> dict[str, Any]:
+    mcqs = []
+    for number, block in _QUESTION.findall(prompt):
+        factual, solvable = expected_judge(block)
+        mcqs.append({
+            "mcq": int(number),
+            "factual_validation": {"is_factually_correct": factual, "explanation": "Checked against the report."},
+            "logical_solvability": {"is_logically_solvable": solvable, "explanation": "Checked the path."},
+        })
+    return {"mcqs": mcqs}
+
+
+def expected_translation(source_text: str) -> str:
+    """Translation prompts (a <source_text> tag): a deterministic Chinese text, except that a source
+    containing [[english]] comes back untranslated and one containing [[empty]] comes back empty
+    (to exercise the translation job's language check)."""
+    if "[[empty]]" in source_text:
+        return ""
+    if "[[english]]" in source_text:
+        return source_text.strip()
+    return f"（模拟译文 {_hash_int(source_text) % 10000:04d}）患者发热伴咳嗽三天。"
 
 
 @dataclass
@@ -82,12 +119,16 @@ def _reply_text(body: dict[str, Any], mode: str) -> str:
     prompt = _user_text(body)
     if mode == "malformed":
         return "I think the response mostly covers it, so probably yes."
+    if (m := _TAG["source_text"].search(prompt)) is not None:
+        return expected_translation(m.group(1))
     if (m := _TAG["criterion"].search(prompt)) is not None:
         met = expected_met(m.group(1))
         evidence = "The response says: 'rest and fluids'." if met else "No sentence addresses this."
         if mode == "list":
             return json.dumps([{"question": m.group(1).strip(), "met": met, "reasoning": evidence}])
         payload: dict[str, Any] = {"met": met, "evidence": evidence}
+    elif _QUESTION.search(prompt) is not None:
+        payload = _judge_reply(prompt)
     elif (m := _TAG["response_a"].search(prompt)) is not None:
         winner = expected_winner(m.group(1))
         if mode == "mt-bench":

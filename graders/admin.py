@@ -14,6 +14,7 @@ from graders.models import (
     JudgeScore,
     PairwiseJudgement,
     PromptTemplate,
+    TranslationJob,
 )
 from medreview.admin import ReadOnlyAdmin
 
@@ -95,3 +96,12 @@ class PairwiseJudgementAdmin(ReadOnlyAdmin):
     list_display = ["run", "response_a", "response_b", "order", "verdict"]
     list_filter = ["verdict", "order", "run"]
     list_select_related = ["run", "response_a__revision__case__dataset", "response_b__revision__case__dataset"]
+
+
+@admin.register(TranslationJob)
+class TranslationJobAdmin(ReadOnlyAdmin):
+    """Machine-translation jobs (`manage.py translate_cases`); the key is never stored, only its variable."""
+
+    list_display = ["pk", "selection_label", "language", "model", "status", "done", "total", "invalid", "failed",
+                    "created_at"]
+    list_filter = ["status", "language"]

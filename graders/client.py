@@ -17,6 +17,8 @@ from typing import Any
 import openai
 from openai import OpenAI
 
+from graders.policy import endpoint_problem, key_variable_problem
+
 logger = logging.getLogger(__name__)
 
 
@@ -60,6 +62,10 @@ class CallResult:
 
 
 def read_api_key(endpoint: Endpoint) -> str:
+    # Checked again here, whatever was saved: never read a variable or reach a host the policy forbids.
+    refusal = endpoint_problem(endpoint.base_url) or key_variable_problem(endpoint.api_key_env)
+    if refusal:
+        raise MissingApiKey(refusal)
     key = os.environ.get(endpoint.api_key_env)
     if not key:
         raise MissingApiKey(f"The environment variable {endpoint.api_key_env} is not set for this worker.")

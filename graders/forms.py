@@ -3,6 +3,7 @@
 from typing import Any
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Study
 from cases.models import Dataset, Release
@@ -12,19 +13,19 @@ from graders.models import GraderConfig, GraderKind
 
 class GraderConfigForm(forms.ModelForm):
     base_url = forms.URLField(
-        max_length=500, assume_scheme="https", help_text="OpenAI-compatible endpoint, e.g. http://host:8000/v1"
+        max_length=500, assume_scheme="https", help_text=_("OpenAI-compatible endpoint, e.g. http://host:8000/v1")
     )
     prompt_version = forms.CharField(
         max_length=100, required=False,
-        help_text="A changed prompt text needs a new version (versions are immutable). Empty: v1.",
+        help_text=_("A changed prompt text needs a new version (versions are immutable). Empty: v1."),
     )
     prompt_text = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 16}), required=False,
-        help_text="System prompt, a line <<<USER>>>, then the user prompt. Empty: the built-in prompt for the kind.",
+        help_text=_("System prompt, a line <<<USER>>>, then the user prompt. Empty: the built-in prompt for the kind."),
     )
     axes_text = forms.CharField(
-        required=False, label="Axes (Likert judge)",
-        help_text="Comma-separated; empty: the MEDIC axes " + ", ".join(prompts.LIKERT_AXES),
+        required=False, label=_("Axes (Likert judge)"),
+        help_text=_("Comma-separated; empty: the MEDIC axes ") + ", ".join(prompts.LIKERT_AXES),
     )
 
     class Meta:
@@ -66,15 +67,15 @@ class GraderConfigForm(forms.ModelForm):
 class GradingJobForm(forms.Form):
     SELECTION_CHOICES = [("study", "A study"), ("release", "A release"), ("models", "Models' responses in a dataset")]
 
-    config = forms.ModelChoiceField(queryset=GraderConfig.objects.none(), label="Grader")
+    config = forms.ModelChoiceField(queryset=GraderConfig.objects.none(), label=_("Grader"))
     selection = forms.ChoiceField(choices=SELECTION_CHOICES, widget=forms.RadioSelect, initial="release")
     study = forms.ModelChoiceField(queryset=Study.objects.order_by("-created_at"), required=False)
     release = forms.ModelChoiceField(queryset=Release.objects.select_related("dataset"), required=False)
     dataset = forms.ModelChoiceField(queryset=Dataset.objects.all(), required=False)
-    models = forms.CharField(required=False, help_text="Model names, comma-separated (empty: all models)")
+    models = forms.CharField(required=False, help_text=_("Model names, comma-separated (empty: all models)"))
     parallel_tasks = forms.IntegerField(
         min_value=1, max_value=16, initial=2,
-        help_text="Background tasks sharing the job (one per worker you run); each uses concurrency / this",
+        help_text=_("Background tasks sharing the job (one per worker you run); each uses concurrency / this"),
     )
 
     def __init__(self, *args: Any, configs: Any, **kwargs: Any) -> None:

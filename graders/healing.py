@@ -9,7 +9,8 @@ again, so nothing is graded twice.
 
 A runner's worker id names its django-tasks row (`host:pid:<row id>`), which is how the watch finds
 the row of a runner that died. Backends that cannot defer a task (the immediate backend of tests and
-`TASKS_BACKEND=immediate`) run no watch: there, nothing runs in the background to die.
+`TASKS_BACKEND=immediate`) run no watch: there, nothing runs in the background to die. The tasks
+themselves live in `graders.tasks` (`grading_job_watch`, `schedule_watch`), which imports this module.
 """
 
 from __future__ import annotations
@@ -18,12 +19,12 @@ import logging
 import os
 import socket
 import uuid
+from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
-from django_tasks import DEFAULT_TASK_BACKEND_ALIAS, task_backends
 
 from graders.models import STALE_AFTER, GradingChunk, GradingJob, GradingRunnerSlot, JobStatus
 
@@ -37,7 +38,10 @@ class WorkerDied(Exception):
 
 def runner_identity(task_result_id: object | None) -> str:
     """`host:pid:row` (at most 64 characters): who runs, and which django-tasks row it is running."""
-    row = uuid.UUID(str(task_result_id)).hex if task_result_id else uuid.uuid4().hex
+    try:
+        row = uuid.UUID(str(task_result_id)).hex
+    except ValueError:  # no database row (the immediate backend's ids are not UUIDs): nothing to fail
+        row = uuid.uuid4().hex
     return f"{socket.gethostname()[:16]}:{os.getpid()}:{row}"
 
 
@@ -51,16 +55,6 @@ def task_row_of(worker_id: str) -> str | None:
 
 def watch_interval() -> timedelta:
     return STALE_AFTER
-
-
-def schedule_watch(job_id: int, *, after: timedelta | None = None) -> bool:
-    """Queue the next watch of `job_id`; False when the backend cannot run tasks later."""
-    from graders.tasks import grading_job_watch  # tasks imports this module
-
-    if not task_backends[DEFAULT_TASK_BACKEND_ALIAS].supports_defer:
-        return False
-    grading_job_watch.using(run_after=timezone.now() + (after or watch_interval())).enqueue(job_id)
-    return True
 
 
 def _fail_task_rows(row_ids: list[str], reason: str) -> int:
@@ -88,9 +82,12 @@ def _silent_runner_rows(job_id: int, live_rows: set[str], now: datetime) -> list
     return [str(pk) for pk, call in rows if (call or {}).get("args") == [job_id] and str(pk) not in live_rows]
 
 
-def grading_job_heal(*, job_id: int) -> str:
-    """The watch: free the slots of dead runners, fail their task rows, queue replacements, and
-    schedule the next watch while the job is active. Returns what it did, for the task's result."""
+def grading_job_heal(
+    *, job_id: int, enqueue: Callable[[int, int], None], schedule_next: Callable[[int], object]
+) -> str:
+    """The watch: free the slots of dead runners, fail their task rows, queue replacements
+    (`enqueue(job_id, count)`), and schedule the next watch (`schedule_next(job_id)`) while the job
+    is active; both run after commit. Returns what it did, for the task's result."""
     now = timezone.now()
     # Locks the job row: resume, cancel, a runner finishing and other watches wait for this one.
     with transaction.atomic():
@@ -113,8 +110,8 @@ def grading_job_heal(*, job_id: int) -> str:
         if replacements:
             logger.warning("Grading job %s: %d runner(s) stopped; queueing %d replacement(s)", job_id,
                            len(stale), replacements)
-            transaction.on_commit(lambda: _enqueue(job_id, replacements))
-        transaction.on_commit(lambda: schedule_watch(job_id))
+            transaction.on_commit(lambda: enqueue(job_id, replacements))
+        transaction.on_commit(lambda: schedule_next(job_id))
     return f"freed {len(stale)} slot(s), failed {failed} task row(s), queued {replacements} runner(s)"
 
 
@@ -138,9 +135,3 @@ def _settle_stale_cancel(job: GradingJob, now: datetime) -> None:
         )
         GradingJob.objects.filter(pk=job.pk).update(status=JobStatus.CANCELLED, finished_at=now)
 
-
-def _enqueue(job_id: int, count: int) -> None:
-    from graders.tasks import grading_job_run  # tasks imports this module
-
-    for _ in range(count):
-        grading_job_run.enqueue(job_id)

@@ -4,7 +4,7 @@ Grader output (`GraderRun` with its `GraderDecision`, `JudgeScore` and `Pairwise
 written alike by imported `livemedbench-grades` files and by grading jobs, so the agreement reports
 read both the same way; its tables were created by `cases` and keep their names. This app also keeps
 how a grader is called (`GraderConfig`, immutable `PromptTemplate` versions) and how far a job got
-(`GradingJob`, `GradingChunk`, `GradingRunnerSlot`; see graders/services.py).
+(`GradingJob`, `GradingChunk`, `GradingRunnerSlot`; see graders/services.py and graders/runner.py).
 """
 
 import os
@@ -19,7 +19,8 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from cases.models import ModelResponse, Release, RubricCriterion
+from cases.models import ModelResponse, QuestionSet, Release, RubricCriterion
+from graders.policy import check_grader_target
 
 
 class GraderKind(models.TextChoices):
@@ -27,6 +28,7 @@ class GraderKind(models.TextChoices):
     LLM_JUDGE = "llm-judge", "LLM-as-judge (holistic score)"
     LIKERT_JUDGE = "likert-judge", "Likert judge (1-5 per axis)"
     PAIRWISE_JUDGE = "pairwise-judge", "Pairwise judge (A / B / tie)"
+    QUESTION_SET_JUDGE = "question-set-judge", "Question-set judge (LiveClin pre-screen, per MCQ)"
 
 
 class GraderRun(models.Model):
@@ -174,6 +176,29 @@ def validate_env_name(value: str) -> None:
         )
 
 
+class QuestionSetJudgement(GraderOutputFields):
+    """LiveClin's Judge agent on one question set (Appendix G): per MCQ a factual validation and a
+    logical solvability verdict. `checks` holds one block per MCQ the answer covered:
+    {"mcq": MCQ id, "position": 1.., "factual": true/false/null, "factual_explanation",
+    "solvability": true/false/null, "solvability_explanation"} (null: not a boolean, invalid).
+    `verdict`: met = every check of every MCQ passed (the set passed the pre-screen), not_met = the
+    Judge flagged something, invalid = the answer could not be read whole, failed = no answer."""
+
+    run = models.ForeignKey(GraderRun, on_delete=models.CASCADE, related_name="question_set_judgements")
+    question_set = models.ForeignKey(QuestionSet, on_delete=models.PROTECT, related_name="judgements")
+    verdict = models.CharField(max_length=8, choices=Verdict.choices)
+    checks = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        ordering = ["run", "question_set"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "question_set"], name="questionsetjudgement_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Judge on {self.question_set_id}: {self.verdict}"
+
+
 class PromptTemplate(models.Model):
     """One version of a grader prompt. Never edited: a changed text is a new version."""
 
@@ -252,6 +277,8 @@ class GraderConfig(models.Model):
     def clean(self) -> None:
         if self.prompt_id and self.kind and self.prompt.kind != self.kind:
             raise ValidationError({"prompt": f"This is a {self.prompt.kind} prompt; the grader is a {self.kind}."})
+        # Which variable may hold the key and which hosts may receive it (the worker checks again).
+        check_grader_target(base_url=self.base_url or "", api_key_env=self.api_key_env or "")
 
     @property
     def prompt_version(self) -> str:
@@ -417,3 +444,61 @@ class GradingRunnerSlot(models.Model):
 
     def __str__(self) -> str:
         return f"job {self.job_id} slot {self.index}"
+
+
+
+class TranslationJob(models.Model):
+    """A machine-translation job: a release's or a study's case text translated through an
+    OpenAI-compatible endpoint into `cases.TextTranslation` rows (graders/translation.py, docs/i18n.md).
+    The key is read from the environment variable named here and never stored."""
+
+    ACTIVE_STATES = (JobStatus.QUEUED, JobStatus.RUNNING, JobStatus.CANCELLING)
+
+    selection = models.JSONField(help_text='{"study": id} | {"release": id}')
+    selection_label = models.CharField(max_length=500, blank=True)
+    language = models.CharField(max_length=16, default="zh-Hans", help_text="Target language (BCP 47)")
+    variant = models.CharField(max_length=64, help_text="Stored as the translations' variant, e.g. machine:o3")
+    base_url = models.URLField(max_length=500)
+    model = models.CharField(max_length=200)
+    api_key_env = models.CharField(max_length=100, validators=[validate_env_name])
+    prompt_version = models.CharField(max_length=64)
+    max_tokens = models.PositiveIntegerField(default=2048)
+    timeout_seconds = models.FloatField(default=120.0)
+    max_attempts = models.PositiveSmallIntegerField(default=5, validators=[MinValueValidator(1), MaxValueValidator(20)])
+    backoff_base_seconds = models.FloatField(default=1.0)
+    price_input_per_1k = models.DecimalField(max_digits=12, decimal_places=6, null=True, blank=True)
+    price_output_per_1k = models.DecimalField(max_digits=12, decimal_places=6, null=True, blank=True)
+    status = models.CharField(max_length=12, choices=JobStatus.choices, default=JobStatus.QUEUED)
+    total = models.PositiveIntegerField(default=0)
+    done = models.PositiveIntegerField(default=0, help_text="Stored translations, valid or invalid")
+    invalid = models.PositiveIntegerField(default=0, help_text="Empty or not in the target language")
+    failed = models.PositiveIntegerField(default=0, help_text="Calls that failed after every retry")
+    retries = models.PositiveIntegerField(default=0)
+    input_tokens = models.PositiveBigIntegerField(default=0)
+    output_tokens = models.PositiveBigIntegerField(default=0)
+    error = models.TextField(blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"Translation job {self.pk}: {self.selection_label} -> {self.language}"
+
+    @property
+    def estimated_cost(self) -> Decimal | None:
+        if self.price_input_per_1k is None and self.price_output_per_1k is None:
+            return None
+        cost = Decimal(self.input_tokens) * (self.price_input_per_1k or 0) / 1000
+        cost += Decimal(self.output_tokens) * (self.price_output_per_1k or 0) / 1000
+        return cost.quantize(Decimal("0.0001"))
+
+    @property
+    def percent(self) -> int:
+        return int(100 * self.done / self.total) if self.total else (100 if self.status == JobStatus.DONE else 0)

@@ -6,6 +6,7 @@ A unit key is a tuple that matches the unique constraint of the row the answer i
 - likert-judge:  (response_id, axis)               -> JudgeScore(run, response, axis)
 - pairwise:      (response_a_id, response_b_id, order) with a < b, order "ab" / "ba"
                                                    -> PairwiseJudgement(run, response_a, response_b, order)
+- question-set-judge: (question_set_id,)          -> QuestionSetJudgement(run, question_set)
 """
 
 from collections import defaultdict
@@ -92,6 +93,10 @@ def all_units(kind: str, responses: QuerySet[ModelResponse], *, axes: list[str])
 
 def stored_units(kind: str, run: GraderRun, *, among: list[UnitKey] | None = None) -> set[UnitKey]:
     """Units of the run that already have a stored answer (valid, invalid or failed)."""
+    if kind == GraderKind.QUESTION_SET_JUDGE:
+        from graders import question_set_judge  # it builds on this module's key shape
+
+        return question_set_judge.stored_units(run, among=among)
     if kind == GraderKind.RUBRIC_GRADER:
         qs = GraderDecision.objects.filter(run=run)
         if among is not None:

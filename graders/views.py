@@ -4,6 +4,7 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from graders import access, selectors, services
@@ -36,7 +37,7 @@ def _config_form(request: HttpRequest, config: GraderConfig | None) -> HttpRespo
         except ValidationError as exc:
             _form_errors(form, exc)
         else:
-            messages.success(request, f"Saved grader {saved.name} (prompt {saved.prompt.version}).")
+            messages.success(request, _("Saved grader %(name)s (prompt %(version)s).") % {"name": saved.name, "version": saved.prompt.version})
             return redirect("graders:config_list")
     return render(request, "graders/config_form.html", {"form": form, "config": config})
 
@@ -72,10 +73,10 @@ def job_create(request: HttpRequest) -> HttpResponse:
         except ValidationError as exc:
             form.add_error(None, exc.messages)
         else:
-            messages.success(request, f"Grading job {job.pk} queued: {job.total} decisions to make.")
+            messages.success(request, _("Grading job %(job)s queued: %(total)s decisions to make.") % {"job": job.pk, "total": job.total})
             if not job.config.key_available:
                 messages.warning(
-                    request, f"{job.config.api_key_env} is not set in the web process: make sure the workers have it.",
+                    request, _("%(variable)s is not set in the web process: make sure the workers have it.") % {"variable": job.config.api_key_env},
                 )
             return redirect("graders:job_detail", pk=job.pk)
     return render(request, "graders/job_form.html", {"form": form, "configs": configs})
@@ -106,7 +107,7 @@ def _job_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
     else:
-        messages.success(request, f"Job {job.pk}: {job.get_status_display().lower()}.")
+        messages.success(request, _("Job %(job)s: %(status)s.") % {"job": job.pk, "status": str(job.get_status_display()).lower()})
     return redirect("graders:job_detail", pk=job.pk)
 
 

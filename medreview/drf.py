@@ -23,3 +23,17 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         detail = exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}
         exc = ValidationError(detail)
     return drf_exception_handler(exc, context)
+
+
+#: The 400 body of a refused request parameter: {"field": ["message", ...]} (or nested for lists).
+VALIDATION_ERROR_SCHEMA = {
+    "type": "object",
+    "description": 'Invalid request parameters: {"field": ["message", ...]} or {"non_field_errors": [...]}',
+    "additionalProperties": {"oneOf": [{"type": "array", "items": {"type": "string"}}, {"type": "object"}]},
+}
+
+
+def report_or_validation_errors(component: str) -> dict[str, Any]:
+    """Schema of a 400 that is either the endpoint's own report (`component`, a refused file) or
+    the validation errors of its parameters, for `extend_schema(responses={400: ...})`."""
+    return {"anyOf": [{"$ref": f"#/components/schemas/{component}"}, VALIDATION_ERROR_SCHEMA]}

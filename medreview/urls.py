@@ -1,16 +1,23 @@
+from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from django.views.i18n import JavaScriptCatalog
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from accounts.views_language import set_language
 from medreview import views
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/login/", auth_views.LoginView.as_view(extra_context={"oidc_enabled": settings.OIDC_ENABLED}),
+         name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/", include("accounts.urls")),
     path("admin/", admin.site.urls),
+    path("i18n/language/", set_language, name="set_language"),
+    path("i18n/catalog.js", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     path("data/", include("cases.urls")),
     path("review/", include("annotation.urls")),
     path("reports/", include("agreement.urls")),
@@ -19,6 +26,11 @@ urlpatterns = [
     path("api/review/", include("annotation.api_urls")),
     path("api/reports/", include("agreement.api_urls")),
     path("api/graders/", include("graders.api_urls")),
+    path("api/accounts/", include("accounts.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    # The split view serves Swagger UI's start-up script as a file: no inline script (CSP).
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
 ]
+if settings.OIDC_ENABLED:
+    # Single sign-on: /oidc/authenticate/ starts it, /oidc/callback/ is the redirect URI to register.
+    urlpatterns.append(path("oidc/", include("mozilla_django_oidc.urls")))

@@ -8,10 +8,20 @@ outsider: a physician who belongs to no study (must get 404 everywhere it is not
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
+from django.utils import translation
 
 from accounts.models import Profile, Rank, Role
 
 PASSWORD = "correct-horse-battery-9"
+
+
+@pytest.fixture(autouse=True)
+def interface_language_reset():
+    """Each test starts in English: LocaleMiddleware leaves the last request's language (a zh-Hans
+    Accept-Language, a profile's choice) active in the thread, and service-level messages follow it."""
+    translation.activate("en")
+    yield
+    translation.activate("en")
 
 
 def make_user(

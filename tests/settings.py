@@ -9,6 +9,12 @@ import os
 os.environ.setdefault("SECRET_KEY", "medreview-test-suite-key")
 os.environ.setdefault("TASKS_BACKEND", "immediate")
 os.environ.setdefault("MEDREVIEW_DEV_TOOLS", "1")  # the fake OpenAI endpoint and its command
+os.environ.setdefault("SECURE_COOKIES", "0")  # the test client speaks plain HTTP: no redirect to HTTPS
+# The fake OpenAI server, and hosts that grader-config tests save (never called).
+os.environ.setdefault("GRADER_ALLOWED_HOSTS", "127.0.0.1,localhost,vllm.local:8000,api.openai.com")
+# Throttles are tested with their own low rates (tests/test_security.py); suites make many requests.
+os.environ.setdefault("API_THROTTLE_USER", "100000/minute")
+os.environ.setdefault("API_THROTTLE_ANON", "100000/minute")
 
 from medreview.settings import *  # noqa: E402,F403
 from medreview.settings import STORAGES  # noqa: E402

@@ -57,6 +57,19 @@ def test_the_admin_change_page_of_a_case_opens(client, admin) -> None:
     assert page.status_code == 200
 
 
+def test_the_admin_change_page_of_an_import_job_with_its_stored_upload_opens(client, admin) -> None:
+    from django.contrib.auth import get_user_model
+
+    from cases.services import import_job_create
+
+    job = import_job_create(user=admin, fmt="generic", data=b'[{"id": "a", "narrative": "n", "criteria": '
+                            b'[{"criterion": "c"}]}]', file_name="a.json", dataset_name="D", release_label="v1")
+    assert job.file  # kept in the database storage until its import ends
+    superuser = get_user_model().objects.create_superuser("root2", "root2@example.org", "pw-root-2026")
+    client.force_login(superuser)
+    assert client.get(reverse("admin:cases_importjob_change", args=[job.pk])).status_code == 200
+
+
 def test_database_connections_are_health_checked() -> None:
     assert django_settings.DATABASES["default"]["CONN_HEALTH_CHECKS"] is True
 
@@ -66,7 +79,7 @@ def test_uploads_are_deleted_when_the_job_ends(client, admin, settings, tmp_path
 
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    from cases.models import ImportJob
+    from cases.models import ImportJob, StoredFile
 
     settings.MEDIA_ROOT = tmp_path
     fixtures = Path(__file__).parent / "cases" / "fixtures"
@@ -81,8 +94,12 @@ def test_uploads_are_deleted_when_the_job_ends(client, admin, settings, tmp_path
     refused = upload(b"[{}]", "bad.json")
     assert refused.status == ImportJob.Status.REFUSED
     done = upload((fixtures / "generic.json").read_bytes(), "good.json")
+    stored_while_waiting = StoredFile.objects.count()
     with django_capture_on_commit_callbacks(execute=True):
         client.post(reverse("cases:import_confirm", args=[done.pk]))
     done.refresh_from_db()
     assert done.status == ImportJob.Status.DONE
     assert [p for p in tmp_path.rglob("*") if p.is_file()] == []
+    assert stored_while_waiting == 1  # the validated upload waits in the database for its worker
+    assert not StoredFile.objects.exists()  # nor in the database storage
+    assert not refused.file and not ImportJob.objects.get(pk=done.pk).file

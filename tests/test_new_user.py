@@ -57,18 +57,23 @@ def test_dev_py_manage_runs_a_command_as_the_readme_types_it(tmp_path: Path) -> 
 
 def test_the_readme_commands_use_the_working_form() -> None:
     readme = (ROOT / "README.md").read_text()
-    bare = [line for line in readme.splitlines() if re.match(r"\s*\.venv/bin/python manage\.py", line)]
-    assert bare == [], "README commands must work as typed in a plain shell (use python3 dev.py manage ...)"
+    # A bare `manage.py` needs SECRET_KEY: allowed only in a block that exports it first.
+    for block in re.findall(r"```bash\n(.*?)```", readme, re.DOTALL):
+        if re.search(r"^\S*\.venv/bin/python manage\.py", block, re.MULTILINE):
+            assert "SECRET_KEY=" in block, block
     assert "SECURE_COOKIES" in readme and "--noinput" in readme and "DJANGO_SUPERUSER_PASSWORD" in readme
     for variable in ("MEDIA_ROOT", "CONN_MAX_AGE", "LOG_LEVEL", "MEDREVIEW_ADDR", "STATIC_ROOT"):
         assert f"`{variable}`" in readme, variable
-    for name in re.findall(r"import_cases \S+ (\S+\.jsonl?|\S+\.csv)", readme):
-        assert (ROOT / name).exists(), f"README imports {name}, which is not in the repository"
+    named = re.findall(r"import_cases \S+ (\S+\.jsonl?|\S+\.csv)", readme) + re.findall(r"--input (\S+\.csv)", readme)
+    assert named
+    for name in named:
+        assert (ROOT / name).exists(), f"README names {name}, which is not in the repository"
 
 
 def test_generated_files_are_ignored_by_git() -> None:
     paths = ["medreview.egg-info/PKG-INFO", "report.xlsx", "agreement-study1.csv", "labels.csv", "report.json"]
-    done = subprocess.run(["git", "check-ignore", *paths], cwd=ROOT, capture_output=True, text=True)
+    # --no-index: the rules themselves (medreview.egg-info was committed once; the lead untracks it).
+    done = subprocess.run(["git", "check-ignore", "--no-index", *paths], cwd=ROOT, capture_output=True, text=True)
     assert sorted(done.stdout.split()) == sorted(paths)
 
 

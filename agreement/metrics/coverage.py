@@ -78,7 +78,7 @@ def coverage_table(per: pd.DataFrame, *, tau: int, by: Sequence[str] = ("model",
     g = scored.groupby(by, sort=True, observed=True)
     out = pd.DataFrame({
         "n_responses": g.size(),
-        "n_short": g["cacs"].apply(lambda s: int(s.isna().sum())),
+        "n_short": scored["cacs"].isna().groupby([scored[k] for k in by], sort=True, observed=True).sum(),
         "mean_hits": g["hits"].mean(),
         "rubric_accuracy": g["accuracy"].mean(),
         "pass_rate": g["passed"].mean(),
@@ -135,27 +135,36 @@ def calibrate_tau(hits: Any, n_criteria: Any) -> TauCalibration:
 # ---------------------------------------------------------------------------
 
 
-def ranking(scores: pd.Series) -> list[Any]:
+def _finite_items(scores: pd.Series) -> dict[Any, float]:
+    """model -> score without missing values, as plain Python (a dozen models: no pandas indexing)."""
+    return {k: float(v) for k, v in zip(scores.index, scores.to_numpy(dtype=float), strict=True) if v == v}
+
+
+def ranking(scores: pd.Series | dict[Any, float]) -> list[Any]:
     """Models best first; ties broken by model name so the order is reproducible."""
-    s = scores.dropna()
-    return [m for _, m in sorted(((-float(v), str(k)), k) for k, v in s.items())]
+    s = scores if isinstance(scores, dict) else _finite_items(scores)
+    return [m for _, m in sorted(((-v, str(k)), k) for k, v in s.items())]
 
 
-def top_k_overlap(a: pd.Series, b: pd.Series, k: int) -> tuple[int, int]:
+def top_k_overlap(a: pd.Series | dict[Any, float], b: pd.Series | dict[Any, float], k: int) -> tuple[int, int]:
     """(|top-k of a ∩ top-k of b|, k used); k shrinks to the number of models scored by both."""
-    common = set(a.dropna().index) & set(b.dropna().index)
+    da = a if isinstance(a, dict) else _finite_items(a)
+    db = b if isinstance(b, dict) else _finite_items(b)
+    common = set(da) & set(db)
     k = min(k, len(common))
-    top_a = ranking(a.loc[list(common)])[:k]
-    top_b = ranking(b.loc[list(common)])[:k]
+    top_a = ranking({m: da[m] for m in common})[:k]
+    top_b = ranking({m: db[m] for m in common})[:k]
     return len(set(top_a) & set(top_b)), k
 
 
 def _compare(main: pd.Series, other: pd.Series) -> dict[str, Any]:
-    common = sorted(set(main.dropna().index) & set(other.dropna().index), key=str)
-    x, y = main.loc[common].to_numpy(dtype=float), other.loc[common].to_numpy(dtype=float)
+    da, db = _finite_items(main), _finite_items(other)
+    common = sorted(set(da) & set(db), key=str)
+    x = np.array([da[m] for m in common], dtype=float)
+    y = np.array([db[m] for m in common], dtype=float)
     sp, kd = spearman(x, y), kendall(x, y)
-    t3, k3 = top_k_overlap(main, other, 3)
-    t5, k5 = top_k_overlap(main, other, 5)
+    t3, k3 = top_k_overlap(da, db, 3)
+    t5, k5 = top_k_overlap(da, db, 5)
     return {
         "n_models": len(common), "spearman": sp.value, "spearman_p": sp.p_value, "kendall": kd.value,
         "kendall_p": kd.p_value, "top3": t3, "top3_of": k3, "top5": t5, "top5_of": k5,

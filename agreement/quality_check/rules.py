@@ -227,30 +227,39 @@ def _judge_label(value: bool | None) -> str | None:
     return None if value is None else ("yes" if value else "no")
 
 
-def judge_agreement(reviews: Iterable[SetReview], check: str) -> JudgeAgreement:
-    pairs = [
+def _pairs(reviews: Iterable[SetReview], check: str) -> list[tuple[bool | None, str, dict[Any, str]]]:
+    """(Judge verdict, final label, first-round labels by rater) of every MCQ with both on `check`."""
+    return [
         (m.judge[check], m.final[check].label, dict(m.first_round.get(check, {})))
         for r in reviews if r.screened
         for m in r.mcqs if check in m.judge and check in m.final
     ]
+
+
+def _first_round_macro_f1(pairs: list[tuple[bool | None, str, dict[Any, str]]], predicted: list[str]) -> float | None:
+    raters = sorted({rater for _, _, labels in pairs for rater in labels}, key=str)
+    if not raters:
+        return None
+    columns = [[labels.get(rater) for rater in raters] for _, _, labels in pairs]
+    return metrics.macro_f1_vs_raters(predicted, columns).value
+
+
+def judge_agreement(reviews: Iterable[SetReview], check: str) -> JudgeAgreement:
+    pairs = _pairs(reviews, check)
     if not pairs:
         return JudgeAgreement(check, 0, 0, None, None, None, None)
     judge = [_judge_label(j) for j, _, _ in pairs]
     final = [f for _, f, _ in pairs]
-    valid = [(j, f) for j, f in zip(judge, final, strict=True) if j is not None]
-    ac1 = metrics.gwet_ac1([[j, f] for j, f in valid], ["yes", "no"]) if valid else None
-    raters = sorted({rater for _, _, labels in pairs for rater in labels}, key=str)
-    columns = [[labels.get(rater) for rater in raters] for _, _, labels in pairs]
+    valid = [[j, f] for j, f in zip(judge, final, strict=True) if j is not None]
     predicted = ["invalid" if j is None else j for j in judge]
-    first_round = metrics.macro_f1_vs_raters(predicted, columns) if raters else None
     return JudgeAgreement(
         check=check,
         n=len(pairs),
         invalid=sum(j is None for j in judge),
         percent_agreement=sum(j == f for j, f in zip(judge, final, strict=True)) / len(pairs),
-        ac1=ac1,
-        macro_f1=metrics.macro_f1(final, ["invalid" if j is None else j for j in judge]),
-        macro_f1_first_round=None if first_round is None else first_round.value,
+        ac1=metrics.gwet_ac1(valid, ["yes", "no"]) if valid else None,
+        macro_f1=metrics.macro_f1(final, predicted),
+        macro_f1_first_round=_first_round_macro_f1(pairs, predicted),
     )
 
 

@@ -234,11 +234,16 @@ def _grader_arrays(data: LabelData, hm: HumanMatrix) -> list[GraderArrays]:
 
 
 def judge_scores(data: LabelData, hm: HumanMatrix) -> dict[int, np.ndarray]:
-    """run -> normalised judge score per response of the human matrix (NaN if none / invalid)."""
+    """run -> normalised holistic judge score per response of the human matrix (NaN if none / invalid).
+
+    Per-axis (Likert) scores are MEDIC's, compared with clinicians' Likert scores in `reports.medic`.
+    """
     j = data.judges
     out: dict[int, np.ndarray] = {}
     if j.empty or hm.responses.size == 0:
         return out
+    if "axis" in j:
+        j = j[j["axis"].fillna("").to_numpy(dtype=object) == ""]
     valid = (j["status"] == "met") & j["score"].notna()
     pos = pd.Index(hm.responses).get_indexer(j["response"].to_numpy(dtype=np.int64))
     for run in sorted(j["run"].unique()):

@@ -48,7 +48,9 @@ CONVENTIONS: dict[str, str] = {
     "p one-sided (H0: AC1 <= 0).",
     "fleiss_kappa": "Fleiss' kappa on the same ratings, shown beside AC1 (kappa paradox).",
     "percent_agreement": "Mean over subjects with >= 2 ratings of the share of agreeing rater pairs.",
-    "approval_rate": "Share of a rater's labels in the scale's approving categories (ScaleCategory.approves).",
+    "approval_rate": "Share of a rater's labels in the scale's approving categories (ScaleCategory.approves). "
+    "On the 0-2 scales a score >= 1 approves, as LiveMedBench publishes it (Sec. 4.1: 'scores >= 1 denote "
+    "approval'); scales without approving categories (Likert, pairwise) have no approval rate.",
     "macro_f1": "Mean of F1(met) and F1(not met) pooled over criterion decisions (HealthBench). "
     "Invalid or failed grader outputs count as wrong (ClinConsensus); undefined values are empty, never 0.",
     "grader_macro_f1": "Mean of the grader's Macro-F1 against each physician (LiveMedBench eq. 9), "
@@ -90,6 +92,10 @@ class LabelData:
     raters: dict[int, RaterInfo]
     runs: dict[int, tuple[str, str]]
     later_rounds: int
+    #: Physicians' first-round pairwise preferences (`selectors.human_pairwise_frame`).
+    human_pairwise: pd.DataFrame = field(default_factory=pd.DataFrame)
+    #: First-round ratings imported from files of labels collected outside medreview.
+    imported_ratings: int = 0
     #: Arrays several tables share (human matrix, grader arrays), computed once per LabelData.
     memo: dict[str, Any] = field(default_factory=dict, repr=False)
 

@@ -6,10 +6,12 @@ import datetime as dt
 from typing import Any
 
 from agreement.reports.base import LabelData, Report, Table
+from agreement.reports.coverage import coverage_calibration_tables, coverage_tables, coverage_tau
 from agreement.reports.data_quality import data_quality_tables
 from agreement.reports.expert_groups import expert_group_tables
 from agreement.reports.grader_reliability import grader_reliability_tables
 from agreement.reports.loading import load_labels
+from agreement.reports.medic import medic_tables
 from agreement.reports.position_bias import position_bias_table
 from agreement.reports.strata import _stratified
 from agreement.selectors import (
@@ -28,16 +30,27 @@ def build_report(selection: Selection, *, data: LabelData | None = None) -> Repo
     def groups(d: LabelData) -> list[Table]:
         return expert_group_tables(d, selection)
 
+    tau = coverage_tau(data, selection)
+
+    def coverage(d: LabelData) -> list[Table]:
+        return coverage_tables(d, selection, tau)
+
     tables: list[Table] = []
-    for builder in (data_quality_tables, reliability, groups):
+    for builder in (data_quality_tables, reliability, groups, coverage):
         if stratum:
             tables.extend(_stratified(builder, data, stratum))
         else:
             tables.extend(builder(data))
     if stratum == "model":
         # A ranking of models within one model is meaningless.
-        tables = [t for t in tables if t.key not in ("model_scores", "ranking_stability")]
+        tables = [t for t in tables if t.key not in (
+            "model_scores", "ranking_stability", "threshold_sensitivity", "ranking_stability_cacs")]
     tables.extend(position_bias_table(data))
+    tables.extend(medic_tables(data, data.human_pairwise))
+    if stratum:
+        # Calibration describes the physician-written responses, not a stratum: one table, unstacked.
+        tables = [t for t in tables if t.key not in ("tau_calibration", "tau_distribution")]
+        tables.extend(coverage_calibration_tables(tau, selection.tau_model))
     if stratum:
         chart_data["strata"] = {
             t.key: t.frame for t in tables if t.key in ("data_quality", "grader_reliability")
@@ -49,6 +62,7 @@ def build_report(selection: Selection, *, data: LabelData | None = None) -> Repo
         "grader_decisions": int(len(data.decisions)),
         "judge_scores": int(len(data.judges)),
         "pairwise_judgements": int(len(data.pairwise)),
+        "ratings_imported": int(data.imported_ratings),
     }
     dq = next((t for t in tables if t.key == "data_quality"), None)
     if dq is not None:

@@ -57,8 +57,8 @@ def _physician_hits(data: LabelData) -> pd.DataFrame:
 
 def _tau(selection: Selection, physicians: pd.DataFrame, scorers: dict[str, pd.DataFrame]) -> tuple[int, str, Any]:
     """(tau, how it was chosen, calibration or None)."""
-    given = getattr(selection, "tau", None)
-    calibration_model = getattr(selection, "tau_model", "")
+    given = selection.tau
+    calibration_model = selection.tau_model
     if given:
         return int(given), "given", None
     if calibration_model:
@@ -78,13 +78,29 @@ def _scaled(scorers: dict[str, pd.DataFrame]) -> tuple[int, str, None]:
     return tau, f"scaled from ClinConsensus' 10 of 30 to the median {median_n:g} criteria per response", None
 
 
-def coverage_tables(data: LabelData, selection: Selection) -> list[Table]:
+def _scorers(data: LabelData) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
     physicians = _physician_hits(data)
-    scorers = {**({CONSENSUS: physicians} if len(physicians) else {}), **_grader_hits(data)}
+    return physicians, {**({CONSENSUS: physicians} if len(physicians) else {}), **_grader_hits(data)}
+
+
+TauChoice = tuple[int, str, Any]
+
+
+def coverage_tau(data: LabelData, selection: Selection) -> TauChoice | None:
+    """(tau, how it was chosen, calibration or None) on the whole selection, or None without rubric hits.
+
+    Chosen once and kept for every stratum (ClinConsensus: one tau across difficulty strata).
+    """
+    physicians, scorers = _scorers(data)
+    return _tau(selection, physicians, scorers) if scorers else None
+
+
+def coverage_tables(data: LabelData, selection: Selection, choice: TauChoice | None = None) -> list[Table]:
+    physicians, scorers = _scorers(data)
     if not scorers:
         return []
-    tau, how, cal = _tau(selection, physicians, scorers)
-    calibration_model = getattr(selection, "tau_model", "")
+    tau, how, cal = choice if choice is not None else _tau(selection, physicians, scorers)
+    calibration_model = selection.tau_model
     rows = []
     for name, per in scorers.items():
         if calibration_model:
@@ -99,7 +115,7 @@ def coverage_tables(data: LabelData, selection: Selection) -> list[Table]:
     tables = [Table("coverage", f"Coverage per model: Rubric Accuracy, Pass@{tau}, CACS@{tau} (ClinConsensus)",
                     pd.DataFrame(rows, columns=["scorer", "model", "tau", "n_responses", "n_short", "mean_hits",
                                                 "rubric_accuracy", "pass_rate", "cacs"]), note)]
-    if cal is not None:
+    if cal is not None and cal.tau is not None:
         tables.extend(_calibration_tables(cal, calibration_model))
     primary_name = next((n for n in scorers if n != CONSENSUS), CONSENSUS)
     primary = scorers[primary_name]
@@ -113,6 +129,13 @@ def coverage_tables(data: LabelData, selection: Selection) -> list[Table]:
                                   "of the top 3 / top 5 models it keeps (ties broken by model name)."))
     tables.extend(_stability_table(scorers, tau, calibration_model))
     return tables
+
+
+def coverage_calibration_tables(choice: TauChoice | None, model: str) -> list[Table]:
+    """The calibration tables of a tau choice (none when tau was given or scaled)."""
+    if choice is None or choice[2] is None or choice[2].tau is None:
+        return []
+    return _calibration_tables(choice[2], model)
 
 
 def _calibration_tables(cal: C.TauCalibration, model: str) -> list[Table]:

@@ -142,12 +142,17 @@ def data_quality_tables(data: LabelData) -> list[Table]:
         wide.columns = [f"approval {c}" for c in wide.columns]
         paper = dq[["task", "task_name"]].merge(wide, left_on="task", right_index=True, how="left")
         paper["ac1"] = dq["ac1"].to_numpy()
+        paper = paper[paper["task"].isin(approvals["task"].unique())]  # no approval, no Table 1 row
         tables.append(Table("table1", "Physician assessment of data quality (LiveMedBench Table 1 layout)",
-                            paper.drop(columns=["task"]), "Approval rate of each rater, then Gwet's AC1."))
+                            paper.drop(columns=["task"]), "Approval rate of each rater (a score >= 1 approves on "
+                            "the 0-2 scales, as in the paper), then Gwet's AC1."))
     return tables + [
         Table("data_quality", "Data quality: agreement per task (LiveMedBench Table 1)", dq,
               "AC1 and Fleiss' kappa on the same first-round ratings; n_paired = subjects with two or more ratings."),
-        Table("approval", "Approval rate per rater", approvals),
+        *([Table("approval", "Approval rate per rater", approvals,
+                 "Approval = a label in the scale's approving categories; on the 0-2 scales a score >= 1 "
+                 "(LiveMedBench). Scales without approving categories (Likert, pairwise) are not listed.")]
+          if len(approvals) else []),
         Table("per_rater", "Each rater against the others", pd.DataFrame(per_rater_rows, columns=[
             "task", "rater", "n_labels", "n_shared", "agreement_with_others", "ac1_vs_others_majority",
             "macro_f1_vs_others_majority", "ac1_without_rater",

@@ -11,6 +11,7 @@ from agreement.reports.base import LOW_CASE_MF1, SENIOR_RANKS, LabelData, Table,
 from agreement.selectors import (
     Selection,
     rater_ids_for_pseudonyms,
+    study_rater_groups,
 )
 
 
@@ -20,6 +21,11 @@ def _groups(data: LabelData, selection: Selection, hm: HumanMatrix) -> tuple[str
         a_ids = set(rater_ids_for_pseudonyms(selection.group_a))
         b_ids = set(rater_ids_for_pseudonyms(selection.group_b))
         names = ("Group A", "Group B")
+    elif selection.group_by == "study" and selection.study_id is not None:
+        designed = study_rater_groups(selection.study_id)
+        a_ids = {uid for uid, g in designed.items() if g == "A"}
+        b_ids = {uid for uid, g in designed.items() if g == "B"}
+        names = ("group A by study design", "group B by study design")
     elif selection.group_by == "rank":
         a_ids = {uid for uid, info in data.raters.items() if info.rank not in SENIOR_RANKS}
         b_ids = {uid for uid, info in data.raters.items() if info.rank in SENIOR_RANKS}

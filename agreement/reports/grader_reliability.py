@@ -84,7 +84,7 @@ def grader_reliability_tables(data: LabelData, chart_data: dict[str, Any] | None
         label = _run_label(data, run)
         pr = metrics.pearson(scores, consensus)
         n_scored = int((~np.isnan(scores)).sum())
-        n_all = int((data.judges["run"] == run).sum())
+        n_all = int(((data.judges["run"] == run) & (data.judges["axis"].fillna("") == "")).sum())
         fidelity.append({
             "evaluator": label, "kind": data.runs.get(run, ("", ""))[1], "macro_f1": None, "macro_f1_pooled": None,
             "n_rater_pairs": None, "n_decisions": n_all, "n_invalid": n_all - n_scored, "positive_rate": None,

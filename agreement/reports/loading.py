@@ -11,6 +11,7 @@ from agreement.selectors import (
     Selection,
     decision_frame,
     grader_runs,
+    human_pairwise_frame,
     judge_frame,
     later_round_count,
     pairwise_frame,
@@ -27,20 +28,27 @@ def load_labels(selection: Selection) -> LabelData:
     decisions = decision_frame(selection, criteria=criteria)
     judges = judge_frame(selection)
     pairwise = pairwise_frame(selection)
+    scales = task_scales(ratings["task"].unique())
+    # Physicians' pairwise preferences need the order each was shown in: one more read, only when
+    # the selection holds pairwise labels.
+    has_pairwise = any(s.target == "pairwise" for s in scales.values())
+    human_pairwise = human_pairwise_frame(selection) if has_pairwise else pd.DataFrame()
     run_ids = set(decisions["run"].unique()) | set(judges["run"].unique()) | set(pairwise["run"].unique())
     info = grader_runs(run_ids)
     labels = {rid: (f"{i.name} (#{rid})", i.kind) for rid, i in info.items()}
     decisions = _merge_runs(decisions, info, labels, ("response", "criterion"))
-    judges = _merge_runs(judges, info, labels, ("response",))
+    judges = _merge_runs(judges, info, labels, ("response", "axis"))
     return LabelData(
         ratings=ratings,
         decisions=decisions,
         judges=judges,
         pairwise=pairwise,
-        scales=task_scales(ratings["task"].unique()),
+        scales=scales,
         raters=raters(ratings["rater"].unique()),
         runs=labels,
         later_rounds=later_round_count(selection),
+        human_pairwise=human_pairwise,
+        imported_ratings=int(ratings["imported"].sum()) if len(ratings) else 0,
     )
 
 

@@ -52,7 +52,7 @@ def _subset(data: LabelData, masks: dict[str, np.ndarray]) -> LabelData:
         decisions=data.decisions[masks["decisions"]] if len(data.decisions) else data.decisions,
         judges=data.judges[masks["judges"]] if len(data.judges) else data.judges,
         pairwise=data.pairwise, scales=data.scales, raters=data.raters, runs=data.runs,
-        later_rounds=data.later_rounds,
+        later_rounds=data.later_rounds, human_pairwise=data.human_pairwise, imported_ratings=data.imported_ratings,
     )
 
 

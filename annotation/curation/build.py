@@ -43,6 +43,10 @@ def software_version() -> str:
         return "unknown"
 
 
+def _name(release: Release) -> str:
+    return f"{release.dataset.name} {release.label}"
+
+
 def check_name(name: str) -> str:
     name = (name or "").strip()
     if not NAME_PATTERN.match(name):
@@ -55,7 +59,7 @@ def check_name(name: str) -> str:
 def check_release(release: Release) -> None:
     if release.format not in exporters.WRITERS:
         raise ValidationError({"release": [
-            f"release {release} is a {release.get_format_display()} file; only case releases can be curated "
+            f"release {_name(release)} is a {release.get_format_display()} file; only case releases can be curated "
             f"({', '.join(exporters.WRITERS)})"]})
 
 
@@ -72,7 +76,7 @@ def check_studies(release: Release, studies: Sequence[Study]) -> None:
         if others or not Item.objects.filter(study=study).exists():
             found = ", ".join(others) if others else "no items"
             raise ValidationError({"studies": [
-                f"study '{study.name}' (id {study.pk}) reviews {found}, not release {release} "
+                f"study '{study.name}' (id {study.pk}) reviews {found}, not release {_name(release)} "
                 f"(id {release.pk}); curate each release with its own studies"]})
 
 

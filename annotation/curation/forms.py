@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from annotation.curation.build import NAME_PATTERN
 from annotation.models import Study
@@ -11,12 +12,12 @@ from cases.models import Release
 
 
 class CurationForm(forms.Form):
-    name = forms.RegexField(regex=NAME_PATTERN, max_length=100, help_text="e.g. v202601-reviewed",
+    name = forms.RegexField(regex=NAME_PATTERN, max_length=100, help_text=_("e.g. v202601-reviewed"),
                             error_messages={"invalid": "Letters, digits, '.', '_' and '-' only."})
     release = forms.ModelChoiceField(queryset=Release.objects.filter(format__in=list(exporters.WRITERS))
                                      .select_related("dataset").order_by("dataset__name", "-imported_at"))
     studies = forms.ModelMultipleChoiceField(queryset=Study.objects.order_by("-created_at"),
-                                             help_text="Their final labels are applied; they must review this release")
+                                             help_text=_("Their final labels are applied; they must review this release"))
     keep_rejected = forms.BooleanField(required=False, label='Keep rejected criteria, marked "physician_validity": "disagree"')
-    review_block = forms.BooleanField(required=False, label="Add a physician_review block to each case")
-    resolved_only = forms.BooleanField(required=False, label="Resolved only: refuse if any field has no final label")
+    review_block = forms.BooleanField(required=False, label=_("Add a physician_review block to each case"))
+    resolved_only = forms.BooleanField(required=False, label=_("Resolved only: refuse if any field has no final label"))

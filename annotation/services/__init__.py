@@ -6,6 +6,7 @@ Modules, by topic (import from here; the public names below stay the package's A
 - `ratings`: save a draft, submit ratings;
 - `labels`: labels checked against each field's scale; pairwise A/B order mapping;
 - `inspection`: the inspection policy after submissions, accept, adjudicate, return; final labels;
+- `groups`: expert groups by design (raters in groups A and B; the queue takes one of each);
 - `locks`: the row-locking helpers (item first, then assignment) every write above uses.
 
 Locking rule: every change to which assignments hold an item's slots (claim, lapse, draft revival,
@@ -14,6 +15,7 @@ the slot count read under the lock is the truth. On SQLite these are no-ops, but
 writing transactions anyway.
 """
 
+from annotation.services.groups import study_set_rater_groups
 from annotation.services.inspection import inspection_accept, inspection_adjudicate, inspection_return
 from annotation.services.labels import pair_label_as_shown, pair_label_to_canonical
 from annotation.services.queue import assignment_claim_next, assignment_skip, lease_expire
@@ -43,5 +45,6 @@ __all__ = [
     "study_add_members",
     "study_close",
     "study_create",
+    "study_set_rater_groups",
     "study_start",
 ]

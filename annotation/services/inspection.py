@@ -8,7 +8,8 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from annotation.access import check_can_inspect_study
+from annotation.access import check_can_decide_item
+from annotation.field_names import field_titles
 from annotation.models import (
     Assignment,
     FinalLabel,
@@ -106,7 +107,7 @@ def apply_policy(item: Item, study: Study, fields: list[Field], *, revised: bool
 
 def inspection_accept(*, item: Item, inspector: User, comment: str = "") -> Inspection:
     """Accept the raters' labels when they agree on every field; they become the final labels."""
-    check_can_inspect_study(inspector, item.study)
+    check_can_decide_item(inspector, item)
     # Locks the item so two inspectors cannot both resolve it.
     with transaction.atomic():
         item = lock_item_in(item, (Item.Status.INSPECTION,))
@@ -136,7 +137,7 @@ def inspection_accept(*, item: Item, inspector: User, comment: str = "") -> Insp
 
 def inspection_adjudicate(*, item: Item, inspector: User, labels: dict[str, str], reason: str) -> Inspection:
     """Set the final label of every field, with a reason."""
-    check_can_inspect_study(inspector, item.study)
+    check_can_decide_item(inspector, item)
     if not reason or not reason.strip():
         raise ValidationError({"reason": "reason: say why you set these final labels."})
     fields = item_fields(item)
@@ -147,7 +148,8 @@ def inspection_adjudicate(*, item: Item, inspector: User, labels: dict[str, str]
     )
     missing = [f.id for f in fields if not cleaned.get(f.id, {}).get("label")]
     if missing:
-        raise ValidationError({fid: f"{fid}: a final label is required." for fid in missing})
+        titles = field_titles(fields)
+        raise ValidationError({fid: f"{titles[fid]}: a final label is required." for fid in missing})
     final = {fid: e["label"] for fid, e in cleaned.items()}
     # Locks the item so two inspectors cannot both resolve it.
     with transaction.atomic():
@@ -176,13 +178,20 @@ def _returned_draft(a: Assignment) -> dict[str, dict[str, str]]:
     }
 
 
-def inspection_return(*, item: Item, inspector: User, assignment: Assignment, comment: str) -> Inspection:
-    """Send one rater's work back for revision; their draft starts from their latest labels."""
-    check_can_inspect_study(inspector, item.study)
+def inspection_return(
+    *, item: Item, inspector: User, assignment: Assignment, comment: str, fields: list[str] | None = None,
+) -> Inspection:
+    """Send one rater's work back for revision; their draft starts from their latest labels.
+
+    `fields`: Field ids the annotator should look at; their rating screen marks them.
+    """
+    check_can_decide_item(inspector, item)
     if not comment or not comment.strip():
         raise ValidationError({"comment": "comment: tell the annotator what to revise."})
     if assignment.item_id != item.pk:
         raise ValidationError({"assignment": "assignment: it does not belong to this item."})
+    known = {f.id for f in item_fields(item)}
+    marked = [fid for fid in (fields or []) if fid in known]
     # Locks the item, then the assignment, like the rater's services.
     with transaction.atomic():
         item = lock_item_in(item, (Item.Status.INSPECTION, Item.Status.RETURNED))
@@ -200,5 +209,5 @@ def inspection_return(*, item: Item, inspector: User, assignment: Assignment, co
         item.status = Item.Status.RETURNED
         item.save(update_fields=["status"])
         ReviewEvent.objects.record(item=item, assignment=a, actor=inspector, kind=ReviewEvent.Kind.RETURNED,
-                                   reason=comment.strip(), data={"round": a.round})
+                                   reason=comment.strip(), data={"round": a.round, "fields": marked})
     return inspection

@@ -9,6 +9,7 @@ different items instead of queueing on one, and re-count the slots under the ite
 from __future__ import annotations
 
 import random
+import time
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -16,9 +17,12 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import OperationalError, connection, transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from annotation.access import check_can_write_assignment
 from annotation.models import Assignment, Item, ItemKind, ReviewEvent, Study, StudyMember
+from annotation.services.calibration import calibration_claim_next, calibration_pending
+from annotation.services.groups import group_quota, study_has_groups
 from annotation.services.locks import lock_assignment
 from cases.models import CaseRevision
 
@@ -26,6 +30,8 @@ User = AbstractBaseUser
 
 # How many locked candidates a claim inspects before giving up (each is re-counted under its lock).
 _CLAIM_ATTEMPTS = 20
+# How long a claim waits for candidates other claimers hold locked, before saying nothing is left.
+_CLAIM_WAIT_SECONDS = 2.0
 
 
 def _rater_eligible(study: Study, rater: User) -> bool:
@@ -75,7 +81,7 @@ def _holds_slot(a: Assignment, now: datetime) -> bool:
     return a.state in Assignment.LEASED_STATES and a.lease_expires_at is not None and a.lease_expires_at > now
 
 
-def _try_claim_item(study: Study, item: Item, rater: User, now: datetime) -> Assignment | None:
+def _try_claim_item(study: Study, item: Item, rater: User, now: datetime, *, group: str = "") -> Assignment | None:
     """Give `item` to `rater` if a slot is free (caller holds the item lock), else None.
 
     One read of the item's assignments, under the lock, serves the slot recount, the marking of
@@ -83,6 +89,8 @@ def _try_claim_item(study: Study, item: Item, rater: User, now: datetime) -> Ass
     """
     rows = list(Assignment.objects.filter(item=item))
     if sum(1 for a in rows if _holds_slot(a, now)) >= study.raters_per_item:
+        return None
+    if group and _group_full(study, rows, group, now):
         return None
     for lapsed in rows:
         if lapsed.state in Assignment.LEASED_STATES and not _holds_slot(lapsed, now):
@@ -107,6 +115,14 @@ def _try_claim_item(study: Study, item: Item, rater: User, now: datetime) -> Ass
         data={"lease_expires_at": assignment.lease_expires_at.isoformat(), "pair_order": assignment.pair_order},
     )
     return assignment
+
+
+def _group_full(study: Study, rows: list[Assignment], group: str, now: datetime) -> bool:
+    """Whether the item's slots for `group` are taken (caller holds the item lock: the count is the truth)."""
+    holders = [a.rater_id for a in rows if _holds_slot(a, now)]
+    same = StudyMember.objects.filter(
+        study=study, role=StudyMember.Role.RATER, group=group, user_id__in=holders).count()
+    return same >= group_quota(study)
 
 
 def _own_unfinished(study: Study, rater: User, now: datetime) -> Assignment | None:
@@ -142,6 +158,9 @@ def assignment_claim_next(*, study: Study, rater: User, now: datetime | None = N
     None also when the study is not running or the rater does not meet its eligibility rules.
     """
     now = now or timezone.now()
+    # Issue 11: a rater not yet admitted to a study with calibration items rates those first.
+    if calibration_pending(study, rater):
+        return calibration_claim_next(study=study, rater=rater, now=now) if study.status == Study.Status.RUNNING else None
     # Locks the rater's membership row (which also proves the membership) so one rater's parallel
     # requests (two tabs) claim one item at a time; candidate items are then locked one by one with
     # SKIP LOCKED and their slots re-counted under the lock.
@@ -149,7 +168,7 @@ def assignment_claim_next(*, study: Study, rater: User, now: datetime | None = N
         membership = (
             StudyMember.objects.select_for_update()
             .filter(study=study, user=rater, role=StudyMember.Role.RATER)
-            .values_list("pk", flat=True)
+            .values_list("pk", "group")
             .first()
         )
         if membership is None:
@@ -161,12 +180,15 @@ def assignment_claim_next(*, study: Study, rater: User, now: datetime | None = N
             return own
         if not _rater_eligible(study, rater):
             return None
-        return _claim_new_item(study, rater, now)
+        group = membership[1]
+        if not group and study_has_groups(study):
+            return None  # expert groups by design: a rater outside both groups takes no new item
+        return _claim_new_item(study, rater, now, group=group)
 
 
 def _candidate_item_id(
     study: Study, rater: User, now: datetime, *, started: bool | None, languages: list[str] | None,
-    tried: list[int], wait: bool = False,
+    tried: list[int], wait: bool = False, group: str = "",
 ) -> int | None:
     """The first open item the rater has not touched with room left, locked with SKIP LOCKED.
 
@@ -199,6 +221,16 @@ def _candidate_item_id(
         params.append(study.raters_per_item - 1)
     else:
         room = "= 0"
+    in_group = ""
+    if group:
+        # Expert groups by design: only items whose slots for the rater's group are not all held.
+        member_table = connection.ops.quote_name(StudyMember._meta.db_table)
+        in_group = f"""AND (SELECT COUNT(*) FROM {assignment_table} g JOIN {member_table} s
+               ON s.user_id = g.rater_id AND s.study_id = i.study_id AND s.role = %s
+               WHERE g.item_id = i.id AND s.{connection.ops.quote_name("group")} = %s
+               AND (g.state IN (%s, %s, %s) OR (g.state IN (%s, %s) AND g.lease_expires_at > %s))) < %s"""  # noqa: S608 - quoted names only
+        params += [StudyMember.Role.RATER, group, *Assignment.SLOT_STATES, *Assignment.LEASED_STATES, live,
+                   group_quota(study)]
     skip = ""
     if tried:
         skip = f"AND i.id NOT IN ({', '.join(['%s'] * len(tried))})"
@@ -213,6 +245,7 @@ def _candidate_item_id(
           {language}
           AND (SELECT COUNT(*) FROM {assignment_table} h WHERE h.item_id = i.id
                AND (h.state IN (%s, %s, %s) OR (h.state IN (%s, %s) AND h.lease_expires_at > %s))) {room}
+          {in_group}
           {skip}
         ORDER BY i.id LIMIT 1{lock}
     """  # noqa: S608 - only quoted table names and placeholder lists are interpolated; values are params
@@ -222,7 +255,7 @@ def _candidate_item_id(
     return row[0] if row else None
 
 
-def _claim_new_item(study: Study, rater: User, now: datetime) -> Assignment | None:
+def _claim_new_item(study: Study, rater: User, now: datetime, *, group: str = "") -> Assignment | None:
     """Lock and claim the first candidate with room (caller holds the transaction and the rater lock)."""
     languages = None
     if study.required_languages:
@@ -230,39 +263,74 @@ def _claim_new_item(study: Study, rater: User, now: datetime) -> Assignment | No
         languages = list(profile.languages) if profile else []
     tried: list[int] = []
     for started in (True, False):
-        for _ in range(_CLAIM_ATTEMPTS):
-            item_id = _candidate_item_id(study, rater, now, started=started, languages=languages, tried=tried)
-            if item_id is None:
-                break
-            claimed = _claim_locked_item(study, item_id, rater, now)
-            if claimed is not None:
-                return claimed
-            tried.append(item_id)
+        claimed = _claim_unlocked(study, rater, now, started=started, languages=languages, tried=tried, group=group)
+        if claimed is not None:
+            return claimed
     if not connection.features.has_select_for_update_skip_locked:
         return None
-    # Every candidate may just have been locked by someone else (typically a rater submitting on
-    # one of the last open items): rather than report an empty queue, wait briefly for one. Cannot
-    # deadlock with another claimer: the locks we hold are on items that were full, which are no
-    # one's candidates. The savepoint keeps a lock timeout from breaking the outer transaction.
+    # Every candidate may just have been locked by someone else (typically another rater claiming
+    # or submitting on the same items): rather than report an empty queue, wait for one. If it
+    # fills meanwhile, try the other candidates again, until a slot is ours, none is left, or
+    # _CLAIM_WAIT_SECONDS pass. Cannot deadlock with another claimer: the locks we hold are on
+    # items that were full, which are no one's candidates.
+    deadline = time.monotonic() + _CLAIM_WAIT_SECONDS
+    while (remaining := deadline - time.monotonic()) > 0:
+        item_id, claimed = _claim_after_wait(study, rater, now, remaining, languages=languages, tried=tried,
+                                             group=group)
+        if claimed is not None or item_id is None:
+            return claimed
+        tried.append(item_id)  # it filled while we waited
+        claimed = _claim_unlocked(study, rater, now, started=None, languages=languages, tried=tried, group=group)
+        if claimed is not None:
+            return claimed
+    return None
+
+
+def _claim_unlocked(
+    study: Study, rater: User, now: datetime, *, started: bool | None, languages: list[str] | None,
+    tried: list[int], group: str,
+) -> Assignment | None:
+    """Claim the first candidate nobody holds a lock on (SKIP LOCKED); full ones go to `tried`."""
+    for _ in range(_CLAIM_ATTEMPTS):
+        item_id = _candidate_item_id(study, rater, now, started=started, languages=languages, tried=tried,
+                                     group=group)
+        if item_id is None:
+            return None
+        claimed = _claim_locked_item(study, item_id, rater, now, group=group)
+        if claimed is not None:
+            return claimed
+        tried.append(item_id)
+    return None
+
+
+def _claim_after_wait(
+    study: Study, rater: User, now: datetime, seconds: float, *, languages: list[str] | None, tried: list[int],
+    group: str,
+) -> tuple[int | None, Assignment | None]:
+    """Wait (at most `seconds`) for the first untried candidate's lock, then try to claim it.
+    Returns (the candidate, the claim); (None, None) when no candidate is left or the wait timed out.
+    The savepoint keeps a lock timeout from breaking the outer transaction."""
     try:
         with transaction.atomic():
             with connection.cursor() as cursor:
-                cursor.execute("SET LOCAL lock_timeout = '2s'")
+                cursor.execute(f"SET LOCAL lock_timeout = '{max(1, int(seconds * 1000))}ms'")
             item_id = _candidate_item_id(study, rater, now, started=None, languages=languages, tried=tried,
-                                         wait=True)
-            return _claim_locked_item(study, item_id, rater, now) if item_id is not None else None
+                                         wait=True, group=group)
+            if item_id is None:
+                return None, None
+            return item_id, _claim_locked_item(study, item_id, rater, now, group=group)
     except OperationalError:
-        return None
+        return None, None
 
 
-def _claim_locked_item(study: Study, item_id: int, rater: User, now: datetime) -> Assignment | None:
+def _claim_locked_item(study: Study, item_id: int, rater: User, now: datetime, *, group: str = "") -> Assignment | None:
     # Already locked by the candidate query; this read joins what the rating screen shows.
     item = (
         Item.objects.select_related("study", "revision", "response", "response_b", "question_set")
         .defer("revision__raw", "revision__extra", "response__raw", "response_b__raw")
         .get(pk=item_id)
     )
-    return _try_claim_item(study, item, rater, now) if item.status == Item.Status.OPEN else None
+    return _try_claim_item(study, item, rater, now, group=group) if item.status == Item.Status.OPEN else None
 
 
 def ensure_live(a: Assignment, item: Item, study: Study, now: datetime) -> None:
@@ -271,13 +339,13 @@ def ensure_live(a: Assignment, item: Item, study: Study, now: datetime) -> None:
     Caller holds the item and assignment locks (`lock_assignment`).
     """
     if a.state in Assignment.FINISHED_STATES:
-        raise ValidationError({"state": "state: already submitted; it can change only if an inspector returns it."})
+        raise ValidationError({"state": gettext("state: already submitted; it can change only if an inspector returns it.")})
     if a.state == Assignment.State.SKIPPED:
-        raise ValidationError({"state": "state: you skipped this item."})
+        raise ValidationError({"state": gettext("state: you skipped this item.")})
     if a.state == Assignment.State.RETURNED:
         return
     if study.status != Study.Status.RUNNING:
-        raise ValidationError({"state": "state: this study is not running."})
+        raise ValidationError({"state": gettext("state: this study is not running.")})
     if a.state in Assignment.LEASED_STATES and a.lease_expires_at and a.lease_expires_at > now:
         return
     if item.status == Item.Status.OPEN and _slot_holders(item, now, excluding=a) < study.raters_per_item:
@@ -286,7 +354,7 @@ def ensure_live(a: Assignment, item: Item, study: Study, now: datetime) -> None:
         a.lease_expires_at = lease_until(study, now)
         return
     raise ValidationError(
-        {"state": "state: your claim on this item lapsed and another rater took the slot; take the next item."}
+        {"state": gettext("state: your claim on this item lapsed and another rater took the slot; take the next item.")}
     )
 
 
@@ -312,12 +380,12 @@ def assignment_skip(*, assignment: Assignment, rater: User, reason: str, now: da
     now = now or timezone.now()
     check_can_write_assignment(rater, assignment)
     if not reason or not reason.strip():
-        raise ValidationError({"reason": "reason: say why you skip this item."})
+        raise ValidationError({"reason": gettext("reason: say why you skip this item.")})
     # Locks the item: skipping frees a slot that concurrent claims count.
     with transaction.atomic():
         item, a, _study = lock_assignment(assignment)
         if a.state not in (*Assignment.LEASED_STATES, Assignment.State.EXPIRED):
-            raise ValidationError({"state": f"state: a {a.get_state_display().lower()} item cannot be skipped."})
+            raise ValidationError({"state": gettext("state: a %(state)s item cannot be skipped.") % {"state": str(a.get_state_display()).lower()}})
         a.state = Assignment.State.SKIPPED
         a.skip_reason = reason.strip()
         a.lease_expires_at = None

@@ -10,26 +10,33 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.access import check_can_write_assignment
-from annotation.models import Assignment, Rating, ReviewEvent, TaskTarget
+from annotation.models import Assignment, Item, Rating, ReviewEvent, TaskTarget
 from annotation.selectors import item_fields
+from annotation.services.calibration import admit_if_threshold_met
 from annotation.services.inspection import apply_policy
-from annotation.services.labels import clean_entries, pair_label_to_canonical
+from annotation.services.labels import MAX_SECONDS, clean_entries, pair_label_to_canonical
 from annotation.services.locks import lock_assignment
 from annotation.services.queue import ensure_live, lease_until
+from annotation.text_display import text_view_for
 
 User = AbstractBaseUser
 
 
 def _check_seconds(seconds_spent: object) -> None:
-    if not isinstance(seconds_spent, int) or seconds_spent < 0:
-        raise ValidationError({"seconds_spent": "seconds_spent: must be a non-negative integer."})
+    if not isinstance(seconds_spent, int) or not 0 <= seconds_spent <= MAX_SECONDS:
+        raise ValidationError({"seconds_spent": f"seconds_spent: must be a whole number from 0 to {MAX_SECONDS}."})
 
 
 def assignment_save_draft(
     *, assignment: Assignment, rater: User, draft: dict[str, dict], seconds_spent: int,
     now: datetime | None = None,
 ) -> Assignment:
-    """Merge `draft` (Field.id -> {"label", "comment"}) into the assignment's draft and renew its lease."""
+    """Merge `draft` (Field.id -> {"label", "comment"}) into the assignment's draft and renew its lease.
+
+    The lease may lapse, the draft may not: when another rater took the slot of a lapsed claim, the
+    draft is still kept on the (expired) assignment, without reviving it, and comes back if the
+    rater is given the item again. Check the returned state (`expired`) to tell the rater.
+    """
     now = now or timezone.now()
     check_can_write_assignment(rater, assignment)
     _check_seconds(seconds_spent)
@@ -38,7 +45,16 @@ def assignment_save_draft(
     # must not race a claim of the same slot.
     with transaction.atomic():
         item, a, study = lock_assignment(assignment)
-        ensure_live(a, item, study, now)
+        try:
+            ensure_live(a, item, study, now)
+        except ValidationError:
+            if a.state not in (*Assignment.LEASED_STATES, Assignment.State.EXPIRED):
+                raise
+            a.draft = {**(a.draft or {}), **cleaned}
+            a.draft_saved_at = now
+            a.seconds_spent = max(a.seconds_spent, seconds_spent)
+            a.save(update_fields=["draft", "draft_saved_at", "seconds_spent"])
+            return a
         first_save_of_round = a.state == Assignment.State.CLAIMED or a.draft_saved_at is None
         if a.state in Assignment.LEASED_STATES:
             a.state = Assignment.State.DRAFT
@@ -63,6 +79,7 @@ def rating_submit(
     _check_seconds(seconds_spent)
     fields = item_fields(assignment.item)
     cleaned = clean_entries(labels, fields, require_all=True)
+    text_version = text_view_for(assignment.item, rater).record()
     # Locks the item row: the last of its raters to submit decides the inspection policy, and two
     # raters submitting at once must not both (or neither) see the item complete.
     with transaction.atomic():
@@ -76,6 +93,7 @@ def rating_submit(
                 label=pair_label_to_canonical(cleaned[f.id]["label"], a.pair_order)
                 if f.task.target == TaskTarget.PAIRWISE else cleaned[f.id]["label"],
                 comment=cleaned[f.id]["comment"], seconds_spent=cleaned[f.id].get("seconds", seconds),
+                text_version=text_version,
             )
             for f in fields
         )
@@ -91,4 +109,6 @@ def rating_submit(
             data={"round": a.round, "seconds": seconds},
         )
         apply_policy(item, study, fields, revised=revised)
+        if item.status == Item.Status.CALIBRATION:
+            admit_if_threshold_met(assignment=a, rater=rater)
     return a

@@ -20,9 +20,11 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from accounts.models import Role
-from accounts.roles import user_role
+from accounts.roles import RANK_ORDER, user_role
 from annotation.access import check_can_manage_studies
-from annotation.models import Item, ItemKind, Study, StudyMember, TaskType
+from annotation.i18n import TextDisplay
+from annotation.models import Item, ItemKind, Study, StudyMember, TaskTarget, TaskType
+from annotation.selection_filters import PASSED_PRESCREEN, VALIDATED, apply_selection_filter
 from cases.models import CaseRevision, ModelResponse, QuestionSet
 
 User = AbstractBaseUser
@@ -47,6 +49,9 @@ class ItemSelection:
     post_month_to: str | None = None  # "YYYY-MM", inclusive
     sample_n: int | None = None
     seed: int | None = None
+    # LiveClin question sets: only those the Judge passed / whose quality check validated them.
+    passed_prescreen: bool = False
+    validated: bool = False
 
     def as_record(self, *, seed: int) -> dict[str, Any]:
         record = {k: (list(v) if isinstance(v, tuple | list) else v) for k, v in asdict(self).items()}
@@ -87,7 +92,12 @@ def _selected_revision_ids(selection: ItemSelection) -> set[int]:
         revisions = revisions.filter(post_time__gte=_month_start(selection.post_month_from, "post_month_from"))
     if selection.post_month_to:
         revisions = revisions.filter(post_time__lt=_month_end(selection.post_month_to, "post_month_to"))
-    return set(revisions.values_list("pk", flat=True))
+    revision_ids = set(revisions.values_list("pk", flat=True))
+    # The pre-screen (graders) and the outcomes (agreement) live above annotation: registered filters.
+    for name in (PASSED_PRESCREEN, VALIDATED):
+        if getattr(selection, name):
+            revision_ids = apply_selection_filter(name, revision_ids)
+    return revision_ids
 
 
 def _case_items(study: Study, revision_ids: set[int]) -> list[Item]:
@@ -193,7 +203,8 @@ def _study_tasks(task_slugs: list[str], kind: str) -> list[TaskType]:
     if unknown or not task_slugs:
         raise ValidationError({"task_slugs": f"task_slugs: unknown task type(s) {unknown}" if unknown
                                else "task_slugs: choose at least one task type."})
-    wrong_kind = sorted(t.slug for t in tasks if t.item_kind != kind)
+    # Translation consistency rates the translated text of any item (LiveClin sets, LiveMedBench cases).
+    wrong_kind = sorted(t.slug for t in tasks if t.item_kind != kind and t.target != TaskTarget.TRANSLATION)
     if wrong_kind:
         raise ValidationError({"task_slugs": f"task_slugs: {wrong_kind} rate items of another kind than "
                                              f"{kind!r}."})
@@ -220,11 +231,21 @@ def study_create(
     seed: int | None = None,
     lease_minutes: int = 30,
     description: str = "",
+    show_prescreen: bool = False,
+    min_inspector_rank: str = "",
+    text_display: str = "auto",
+    translation_language: str = "zh-Hans",
 ) -> Study:
     """Create a draft study and its items (each pointing at its case's current revision)."""
     check_can_manage_studies(created_by)
     if not name.strip():
         raise ValidationError({"name": "name: a study needs a name."})
+    if min_inspector_rank and min_inspector_rank not in RANK_ORDER:
+        raise ValidationError({"min_inspector_rank": (
+            f"min_inspector_rank: expected one of {', '.join(RANK_ORDER)} (or empty), got {min_inspector_rank!r}."
+        )})
+    if text_display not in TextDisplay.values:
+        raise ValidationError({"text_display": f"text_display: one of {', '.join(TextDisplay.values)}."})
     _validate_study_numbers(raters_per_item=raters_per_item, inspect_share=inspect_share,
                             lease_minutes=lease_minutes)
     tasks = _study_tasks(task_slugs, selection.kind)
@@ -238,6 +259,8 @@ def study_create(
             seed=study_seed, lease_minutes=lease_minutes, deadline=deadline,
             required_specialties=list(required_specialties), required_languages=list(required_languages),
             created_by=created_by, selection=selection.as_record(seed=sample_seed),
+            show_prescreen=show_prescreen, min_inspector_rank=min_inspector_rank,
+            text_display=text_display, translation_language=translation_language,
         )
         study.tasks.set(tasks)
         count = _insert_items(study, selection, sample_seed)
@@ -249,7 +272,7 @@ def study_create(
 def study_add_items(*, study: Study, selection: ItemSelection, actor: User) -> int:
     """Add items to a study (running or not); existing items and their work are left alone."""
     check_can_manage_studies(actor)
-    kinds = set(study.tasks.values_list("item_kind", flat=True))
+    kinds = set(study.tasks.exclude(target=TaskTarget.TRANSLATION).values_list("item_kind", flat=True))
     if kinds and selection.kind not in kinds:
         raise ValidationError({"kind": f"kind: this study rates {sorted(kinds)} items, not {selection.kind!r}."})
     seed = selection.seed if selection.seed is not None else secrets.randbelow(2**31)

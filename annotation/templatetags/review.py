@@ -74,3 +74,9 @@ def percent_of(part: Any, whole: Any) -> int:
     if whole_f <= 0:
         return 0
     return max(0, min(100, round(100 * part_f / whole_f)))
+
+
+@register.filter(name="lookup")
+def lookup(mapping: Any, key: Any) -> Any:
+    """`mapping[key]` or None: per-field extras kept in a dict by field id (e.g. the Judge's pre-screen)."""
+    return mapping.get(key) if isinstance(mapping, dict) else None

@@ -31,6 +31,8 @@ def build_record(case: ParsedCase) -> dict[str, Any]:
         })
     id_key = case.source.split(":", 1)[0] if case.source.split(":", 1)[0] in ID_KEYS else "pmc"
     record: dict[str, Any] = {**extra, id_key: case.external_id, "exam_creation": {"final_policy": policy}}
+    if qs is not None and qs.report_source == "record":
+        record["case_report"] = qs.case_report
     put(record, "Rarity", case.rarity)
     put(record, "Level1", case.icd_chapter)
     put(record, "Level2", case.disease_cluster)

@@ -1,6 +1,6 @@
 """One parser per import format: bytes in, plain dataclasses and every problem out."""
 
-from cases.importers import generic, healthbench, liveclin, livemedbench
+from cases.importers import generic, healthbench, liveclin, liveclin_judge, livemedbench
 from cases.importers.base import (
     ImportIssue,
     ParsedCase,
@@ -19,6 +19,7 @@ PARSERS: dict[str, Parser] = {
     "livemedbench-responses": livemedbench.parse_responses,
     "livemedbench-grades": livemedbench.parse_grades,
     "liveclin": liveclin.parse,
+    "liveclin-judge": liveclin_judge.parse_release,
     "healthbench": healthbench.parse,
     "generic": generic.parse,
 }

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from cases.importers.safe_load import UnsafeJSON, find_nul, issue_location, safe_loads
 from medreview.text import split_values
 
 # Han ideographs (CJK Unified + Extension A + compatibility). LiveMedBench decides the answer
@@ -85,10 +86,17 @@ class ParsedMCQ:
 
 @dataclass(frozen=True)
 class ParsedQuestionSet:
+    """LiveClin: `case_report` and `captions` are the privileged source (Appendix G); `captions` are
+    `{"mcq": 0 (scenario) or MCQ position, "image": position, "caption"}`, collected from the image
+    details; `report_source` says where the report came from ("record", "side file", "" = missing)."""
+
     scenario: str
     scenario_images: list[Any]
     scenario_tables: list[Any]
     mcqs: tuple[ParsedMCQ, ...]
+    case_report: str = ""
+    report_source: str = ""
+    captions: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -140,6 +148,8 @@ def canonical_hash(case: ParsedCase) -> str:
                 [m.stage, m.question, m.options, m.correct_answer, m.image_details, m.table_details]
                 for m in case.question_set.mcqs
             ],
+            # Only when present, so that sets imported without a report keep their hash.
+            **({"case_report": case.question_set.case_report} if case.question_set.case_report else {}),
         },
     }
     blob = json.dumps(content, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
@@ -173,10 +183,11 @@ class ParsedGrade:
 
 @dataclass
 class ParseResult:
-    kind: str  # "cases" | "responses" | "grades"
+    kind: str  # "cases" | "responses" | "grades" | "judgements"
     cases: list[ParsedCase] = field(default_factory=list)
     responses: list[ParsedResponse] = field(default_factory=list)
     grades: list[ParsedGrade] = field(default_factory=list)
+    judgements: list[Any] = field(default_factory=list)  # liveclin_judge.ParsedJudgement
     issues: list[ImportIssue] = field(default_factory=list)
     records: int = 0
 
@@ -204,7 +215,9 @@ def json_type(value: Any) -> str:
     return type(value).__name__
 
 
-def decode(data: bytes, issues: Issues) -> str | None:
+def decode(data: bytes, issues: Issues, *, records_by_line: bool = False) -> str | None:
+    """The file as text, or None (problem noted): UTF-8, no NUL (no database column can hold one).
+    `records_by_line`: the format numbers records by line (CSV, JSONL), so a NUL is located there."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -215,17 +228,30 @@ def decode(data: bytes, issues: Issues) -> str | None:
             "save the file as UTF-8",
         )
         return None
-    return text.removeprefix("\ufeff")
+    text = text.removeprefix("\ufeff")
+    nul = find_nul(text)
+    if nul is not None:
+        line, column = nul
+        where = "" if records_by_line else f" at line {line} column {column}"
+        issues.add(line if records_by_line else None, None,
+                   f"contains a NUL character{where}, which cannot be stored; remove it")
+        return None
+    return text
 
 
 def load_json(text: str, issues: Issues, *, record: int | None = None, line_offset: int = 0) -> Any:
+    """The value, or _INVALID with the problem noted: syntax errors, and everything `safe_loads`
+    refuses (duplicate keys, deep nesting, huge numbers, NUL, lone surrogates), located."""
     try:
-        return json.loads(text)
+        return safe_loads(text)
     except json.JSONDecodeError as exc:
         issues.add(
             record, None,
             f"invalid JSON at line {exc.lineno + line_offset} column {exc.colno}: {exc.msg}",
         )
+        return _INVALID
+    except UnsafeJSON as exc:
+        issues.add(*issue_location(exc, record=record, line_offset=line_offset))
         return _INVALID
 
 
@@ -247,16 +273,15 @@ def load_json_list(data: bytes, issues: Issues, *, what: str) -> list[Any]:
 
 def iter_jsonl(data: bytes, issues: Issues) -> Iterator[tuple[int, Any]]:
     """(line number, value) for each non-blank line; bad lines are reported and skipped."""
-    text = decode(data, issues)
+    text = decode(data, issues, records_by_line=True)
     if text is None:
         return
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        try:
-            yield number, json.loads(line)
-        except json.JSONDecodeError as exc:
-            issues.add(number, None, f"invalid JSON at line {number} column {exc.colno}: {exc.msg}")
+        value = load_json(line, issues, record=number, line_offset=number - 1)
+        if value is not _INVALID:
+            yield number, value
 
 
 class Record:

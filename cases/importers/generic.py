@@ -105,7 +105,7 @@ class _CsvCase:
 
 def _csv_reader(data: bytes, issues: Issues) -> csv.DictReader | None:
     """A reader with a trimmed header, or None (problem noted) if the text or columns are unusable."""
-    text = decode(data, issues)
+    text = decode(data, issues, records_by_line=True)
     if text is None:
         return None
     reader = csv.DictReader(io.StringIO(text, newline=""))

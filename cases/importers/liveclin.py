@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from cases.importers import liveclin_judge
 from cases.importers.base import (
     MCQ_LETTERS,
     ImportIssue,
@@ -42,15 +42,8 @@ SOURCE_URLS = {
 }
 
 
-@dataclass(frozen=True)
-class LiveClinQuestionSet(ParsedQuestionSet):
-    """A question set with its privileged source. `captions` are the image captions, one
-    `{"mcq": 0 for the scenario or the MCQ's position, "image": position, "caption"}` each, in order;
-    `report_source` says where the report came from ("record", "side file", or "" when missing)."""
-
-    case_report: str = ""
-    report_source: str = ""
-    captions: tuple[dict[str, Any], ...] = ()
+# The question set with its privileged source (the fields live on ParsedQuestionSet).
+LiveClinQuestionSet = ParsedQuestionSet
 
 
 def source_url(source: str) -> str:
@@ -182,6 +175,16 @@ def _question_set(
     )
 
 
+def _embedded_judgement(rec: Record, external_id: str, id_key: str, mcq_count: int, result: ParseResult) -> None:
+    """A record's own `judge` block (the Judge's verdicts in Appendix G's format, as a `liveclin-judge`
+    line holds them) is imported as the pre-screen of its question set; the block also stays in `extra`."""
+    mcqs = liveclin_judge.judge_mcqs(rec.obj["judge"], rec.record, rec.issues, "judge")
+    judgement = liveclin_judge.ParsedJudgement(record=rec.record, external_id=external_id, mcqs=mcqs,
+                                               raw=rec.obj["judge"], id_key=id_key)
+    liveclin_judge.match([judgement], {external_id: mcq_count}, rec.issues, dataset="this file")
+    result.judgements.append(judgement)
+
+
 def parse(data: bytes, file_name: str, *, case_reports: Mapping[str, str] | None = None) -> ParseResult:
     """Parse a LiveClin file; `case_reports` (from `parse_case_reports`) supplies the source report
     of records without a `case_report` field. A side-file id no record names is reported."""
@@ -211,6 +214,8 @@ def parse(data: bytes, file_name: str, *, case_reports: Mapping[str, str] | None
         if not policy.ok:
             continue
         question_set = _question_set(policy, rec, external_id, side_reports)
+        if rec.has("judge"):
+            _embedded_judgement(rec, external_id, id_key or "pmc", len(question_set.mcqs), result)
         extra = rec.unknown_keys(KNOWN_KEYS)
         policy_extra = policy.unknown_keys({"scenario", "scenario_image_details", "scenario_table_details", "mcqs"})
         if policy_extra:

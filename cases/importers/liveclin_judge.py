@@ -20,7 +20,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from cases.importers.base import ImportIssue, Issues, Record, check_duplicate, iter_jsonl, json_type
+from cases.importers.base import (
+    ImportIssue,
+    Issues,
+    ParseResult,
+    Record,
+    check_duplicate,
+    iter_jsonl,
+    json_type,
+)
 
 ID_KEYS = ("pmc", "pmid", "doi")
 # Where the per-MCQ list may sit inside the Judge's object (the prompt asks for "mcqs").
@@ -208,3 +216,9 @@ def match(
                 judgement.record, "judge",
                 f"no verdict for MCQ {', '.join(map(str, missing))} of {count}; the Judge assesses every MCQ",
             )
+
+
+def parse_release(data: bytes, file_name: str) -> ParseResult:
+    """The `liveclin-judge` import format: the judgements in a `ParseResult` of kind "judgements"."""
+    parsed = parse(data, file_name)
+    return ParseResult(kind="judgements", judgements=parsed.judgements, issues=parsed.issues, records=parsed.records)

@@ -14,6 +14,9 @@
  */
 (function () {
   "use strict";
+  // Strings in the interface language: Django's JavaScript catalogue (/i18n/catalog.js), English without it.
+  var gettext = window.gettext || function (s) { return s; };
+  var interpolate = function (f, a) { return window.interpolate ? window.interpolate(f, a) : f.replace("%s", a[0]); };
 
   /* ---------- layout shifts: anything that moves under the pointer is a bug ---------- */
   var shift = window.medreviewLayoutShift = { total: 0, unexpected: 0, entries: [] };
@@ -86,11 +89,19 @@
     }, 1000);
 
     /* ---------- field focus (a class and an outline: never a size change) ---------- */
+    // LiveClin phase 2 (examinee): judging question n, the answers shown are those of questions 1..n
+    // (Appendix G); later answers are hidden (visibility only: nothing moves) until their question is reached.
+    var stepwise = !!page.querySelector('#liveclin-phase[data-phase="examinee"]');
+    var reached = -1;
     function markCurrent(index) {
       if (current === index) return;
       if (current >= 0 && fields[current]) fields[current].classList.remove("focused");
       current = index;
       fields[current].classList.add("focused");
+      if (stepwise && current > reached) {
+        reached = current;
+        fields.forEach(function (el, i) { el.classList.toggle("answer-later", i > reached); });
+      }
     }
     function focusField(index, scroll) {
       if (!fields.length) return;
@@ -117,8 +128,14 @@
       if (!radio || radio.disabled) return false;
       radio.checked = true;
       radio.dispatchEvent(new Event("change", { bubbles: true }));
-      // An explanation may be needed: stay on the field so "c" opens it; otherwise move on.
-      if (!el.dataset.requiresExplanation && current < fields.length - 1) focusField(current + 1);
+      // A label that needs an explanation (a LiveClin "no") opens the box right there, and Enter or
+      // Esc in it returns to the flow; any other label moves on. The next key then goes to the box or
+      // to the next field, never to a verdict the physician did not focus.
+      if (el.dataset.requiresExplanation && radio.dataset.approves !== "1") {
+        openComment(el, true);
+        return true;
+      }
+      if (current < fields.length - 1) focusField(current + 1);
       return true;
     }
 
@@ -143,10 +160,15 @@
       if (event.ctrlKey || event.metaKey || event.altKey) return;
       var target = event.target;
       if (typing(target)) {
-        if (event.key === "Escape") {
-          var field = target.closest ? target.closest("fieldset.field") : null;
+        var field = target.closest ? target.closest("fieldset.field") : null;
+        // An explanation box: Enter (Shift+Enter for a new line) or Esc returns to the flow, on the next field.
+        var explaining = field && field.dataset.requiresExplanation && target.tagName === "TEXTAREA";
+        if (event.key === "Escape" || (explaining && event.key === "Enter" && !event.shiftKey)) {
           target.blur();
-          if (field) focusField(fields.indexOf(field), false);
+          if (field) {
+            var at = fields.indexOf(field);
+            focusField(explaining && at < fields.length - 1 ? at + 1 : at, false);
+          }
           event.preventDefault();
         }
         return;
@@ -160,6 +182,17 @@
         var guide = page.querySelector("#guidelines");
         if (guide) { guide.open = !guide.open; if (guide.open) guide.scrollIntoView({ block: "start" }); }
         event.preventDefault();
+        return;
+      }
+      if (key === "u") {
+        // Undo the last submit (issue 11): save what is pending here, then give this item back
+        // (if it holds no draft) and reopen the last submission.
+        var undo = document.getElementById("undo-form");
+        if (undo) {
+          var go = function () { undo.submit(); };
+          if (timer) { clearTimeout(timer); timer = null; saveNow().then(go, go); } else { go(); }
+          event.preventDefault();
+        }
         return;
       }
       if (key === "j") { focusField(current + 1); event.preventDefault(); return; }
@@ -245,7 +278,7 @@
       saving = true;
       syncSeconds();
       var body = new FormData(form);
-      setStatus("Saving…", "pending");
+      setStatus(gettext("Saving…"), "pending");
       return fetch(draftUrl, {
         method: "POST",
         body: body,
@@ -257,15 +290,15 @@
           if (destroyed) return;
           if (response.ok && data.ok) {
             storeLocal(true);
-            setStatus("Saved at " + clock(new Date(data.saved_at)), "saved");
+            setStatus(data.notice || (gettext("Saved at") + " " + clock(new Date(data.saved_at))), "saved");
             var badge = page.querySelector("#state-badge");
-            if (badge && data.state === "draft") { badge.textContent = "Draft"; badge.className = "badge state-draft"; }
+            if (badge && data.state === "draft") { badge.textContent = gettext("Draft"); badge.className = "badge state-draft"; }
           } else if (response.status === 400) {
             storeLocal(false);
-            setStatus("Not saved: " + (data.errors || ["invalid input"]).join(" "), "error");
+            setStatus(gettext("Not saved:") + " " + (data.errors || [gettext("invalid input")]).join(" "), "error");
           } else if (response.status === 401 || response.status === 403) {
             storeLocal(false);
-            setStatus("Signed out — kept locally; sign in again in another tab", "error");
+            setStatus(gettext("Signed out — kept locally; sign in again in another tab"), "error");
           } else {
             throw new Error("HTTP " + response.status);
           }
@@ -273,7 +306,7 @@
       }).catch(function () {
         if (destroyed) return;
         storeLocal(false);
-        setStatus("Offline — kept locally", "offline");
+        setStatus(gettext("Offline — kept locally"), "offline");
       }).finally(function () {
         saving = false;
         if (again && !destroyed) { again = false; schedule(); }
@@ -283,7 +316,7 @@
     function schedule() {
       if (!editable || destroyed) return;
       storeLocal(false);
-      setStatus("Unsaved changes…", "pending");
+      setStatus(gettext("Unsaved changes…"), "pending");
       clearTimeout(timer);
       timer = setTimeout(function () { timer = null; saveNow(); }, 800);
     }
@@ -299,7 +332,7 @@
         if (stored && stored.values && !stored.synced && stored.at > serverSavedMs) {
           applyValues(stored.values);
           if (stored.seconds > elapsedSeconds()) baseSeconds += stored.seconds - elapsedSeconds();
-          setStatus("Restored unsaved changes from this browser", "pending");
+          setStatus(gettext("Restored unsaved changes from this browser"), "pending");
           saveNow();
         }
       } catch (e) { /* corrupt local copy: ignore it */ }
@@ -326,7 +359,7 @@
       syncSeconds();
       var body = new FormData(form);
       if (submitter && submitter.name) body.append(submitter.name, submitter.value);
-      setStatus("Submitting…", "pending");
+      setStatus(gettext("Submitting…"), "pending");
       fetch(page.dataset.submitUrl || form.action, {
         method: "POST", body: body, credentials: "same-origin", headers: { "X-Requested-With": "fetch" }
       }).then(function (response) {
@@ -337,13 +370,13 @@
             // Not one of our pages (a proxy or server error): the labels stay here and locally.
             submitting = false;
             storeLocal(false);
-            setStatus("Not submitted (HTTP " + response.status + "); your labels are kept — press Enter to retry", "error");
+            setStatus(interpolate(gettext("Not submitted (HTTP %s); your labels are kept — press Enter to retry"), [response.status]), "error");
           }
         });
       }).catch(function () {
         submitting = false;
         storeLocal(false);
-        setStatus("Offline — not submitted; kept locally, press Enter to retry", "offline");
+        setStatus(gettext("Offline — not submitted; kept locally, press Enter to retry"), "offline");
       });
     }
     function forgetLocal() {
@@ -364,7 +397,16 @@
 
     if (!editable) forgetLocal();
 
-    focusField(firstUnanswered(), false);
+    // After a failed submit the first field in error takes the keys (issue 11); the error list links
+    // move there too.
+    var firstError = page.querySelector("fieldset.field.has-error");
+    focusField(firstError ? fields.indexOf(firstError) : firstUnanswered(), !!firstError);
+    page.querySelectorAll("[data-focus-field]").forEach(function (link) {
+      link.addEventListener("click", function (event) {
+        event.preventDefault();
+        focusField(Number(link.dataset.focusField));
+      });
+    });
     function firstUnanswered() {
       for (var i = 0; i < fields.length; i++) {
         if (!fields[i].querySelector("input[type=radio]:checked")) return i;

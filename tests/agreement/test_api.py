@@ -7,8 +7,8 @@ import zipfile
 
 import pytest
 from django.urls import reverse
-from rest_framework.authtoken.models import Token
 
+from accounts.tokens import token_create
 from tests.agreement.builders import reliability_study
 from tests.conftest import login
 
@@ -32,8 +32,8 @@ def test_it_returns_the_report_as_json(client, researcher, study_data):
 
 
 def test_it_accepts_token_authentication(client, admin, study_data):
-    token = Token.objects.create(user=admin)
-    response = client.get(reverse("agreement_api:study_list"), HTTP_AUTHORIZATION=f"Token {token.key}")
+    _, key = token_create(user=admin)  # hashed, expiring (django-rest-knox)
+    response = client.get(reverse("agreement_api:study_list"), HTTP_AUTHORIZATION=f"Token {key}")
     assert response.status_code == 200
     assert [s["id"] for s in response.json()] == [study_data.study.pk]
 

@@ -234,3 +234,16 @@ def test_pdf_and_formatted_xlsx(client, researcher, physician_a, physician_b, in
         reverse("agreement:study_export", args=[data.study.pk, "csv"])).content))
     charts = [n for n in archive.namelist() if n.startswith("charts/")]
     assert charts and all(n.endswith((".svg", ".png")) for n in charts)
+
+
+def test_release_names_are_unique_and_readable(db):
+    from cases.models import ImportFormat
+
+    first = make_release(label="demo-2025")
+    second = make_release(label="demo-2025", fmt=ImportFormat.LIVEMEDBENCH_RESPONSES)
+    second.model_name = "model-alpha"
+    second.save()
+    names = {str(first), str(second)}
+    assert len(names) == 2
+    assert str(second).startswith("LiveMedBench demo-2025 · model-alpha responses · ")
+    assert str(first).endswith(f"(#{first.pk})") and f"{first.imported_at:%Y-%m-%d}" in str(first)

@@ -7,6 +7,9 @@ import json
 
 import pytest
 from django.core.exceptions import PermissionDenied
+from django.core.management import call_command
+from django.urls import reverse
+from rest_framework.test import APIClient
 
 from accounts.models import Rank, Role
 from agreement.quality_check import quality_report
@@ -78,7 +81,7 @@ def jsonl(records: list[dict]) -> bytes:
 
 def import_release() -> Release:
     report = release_import(fmt="liveclin", data=jsonl(RECORDS), file_name="liveclin_qc.jsonl", dataset_name="LiveClin",
-                            release_label="2025H1", case_reports=SIDE_REPORTS)
+                            release_label="2025H1", case_reports=("reports.json", json.dumps(SIDE_REPORTS).encode()))
     assert report.status == "imported", report.errors
     judged = release_import(fmt="liveclin-judge", data=jsonl(JUDGE), file_name="judge.jsonl", dataset_name="LiveClin",
                             release_label="2025H1-judge", grader_model="o3")
@@ -97,11 +100,26 @@ def labels(item: Item, flaws: dict[tuple[str, int], str]) -> dict[str, dict[str,
 
 
 def rate_all(study, rater, plan: dict[str, dict]) -> None:
+    """Through the API in the paper's order: phase 1 (auditor) saved as a draft, then phase 2
+    (examinee) on its own response, whose submit carries phase 2's labels only."""
+    api = APIClient()
+    api.force_authenticate(rater)
     for _ in range(3):
-        assignment = assignment_claim_next(study=study, rater=rater)
-        key = assignment.item.revision.case.external_id
-        rating_submit(assignment=assignment, rater=rater, labels=labels(assignment.item, plan.get(key, {})),
-                      seconds_spent=60)
+        body = api.post(reverse("annotation_api:claim_next", kwargs={"study_pk": study.pk})).json()
+        assert body["phase"]["current"] == "auditor"
+        assignment = Assignment.objects.select_related("item__revision__case").get(pk=body["assignment"]["id"])
+        wanted = labels(assignment.item, plan.get(assignment.item.revision.case.external_id, {}))
+        auditor = {f["id"]: wanted[f["id"]] for f in body["fields"]}
+        saved = api.put(reverse("annotation_api:draft", kwargs={"pk": assignment.pk}),
+                        {"draft": auditor, "seconds_spent": 40}, format="json")
+        assert saved.status_code == 200, saved.content
+        examinee = api.get(reverse("annotation_api:assignment_detail", kwargs={"pk": assignment.pk})).json()
+        assert examinee["phase"]["current"] == "examinee"
+        assert "REPORT-MARKER" not in json.dumps(examinee) and "CAPTION-MARKER" not in json.dumps(examinee)
+        submitted = api.post(reverse("annotation_api:submit", kwargs={"pk": assignment.pk}),
+                             {"labels": {f["id"]: wanted[f["id"]] for f in examinee["fields"]}, "seconds_spent": 60},
+                             format="json")
+        assert submitted.status_code == 200, submitted.content
 
 
 def test_the_release_imports_its_reports_and_captions_apart_from_the_scenario() -> None:
@@ -115,7 +133,7 @@ def test_the_release_imports_its_reports_and_captions_apart_from_the_scenario() 
     assert "REPORT-MARKER" not in sets["PMC-QC-1"].scenario
 
 
-def test_from_import_to_validated_export(admin, physician_a, physician_b, inspector) -> None:
+def test_from_import_to_validated_export(admin, physician_a, physician_b, inspector, researcher, tmp_path) -> None:
     release = import_release()
     study = study_create(
         name="LiveClin QC", created_by=admin, task_slugs=["mcq-factual", "mcq-solvability"],
@@ -188,6 +206,13 @@ def test_from_import_to_validated_export(admin, physician_a, physician_b, inspec
         assert review_block["status"] == "validated"
         assert review_block["quality_check"]["prescreen"] == "passed"
         assert review_block["quality_check"]["outcome"] == "validated"
+
+    api = APIClient()
+    api.force_authenticate(researcher)
+    assert api.get(reverse("agreement_api:release_validated_export", args=[release.pk])).content == export.data
+    out = tmp_path / "validated.jsonl"
+    call_command("liveclin_validated", "--release", str(release.pk), "--output", str(out))
+    assert out.read_bytes() == export.data
 
     annotation, inspection = team_composition(study)
     assert (annotation.people, annotation.senior_share) == (2, 0.0)

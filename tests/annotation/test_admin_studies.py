@@ -51,7 +51,7 @@ def test_it_ships_every_task_type_with_its_target_and_scale():
     tasks = {t.slug: t for t in TaskType.objects.select_related("scale")}
     assert set(tasks) == {
         "narrative-quality", "advice-quality", "criterion-validity", "grader-reliability",
-        "mcq-factual", "mcq-solvability", "likert-medic", "pairwise-preference",
+        "mcq-factual", "mcq-solvability", "likert-medic", "pairwise-preference", "translation-consistency",
     }
     assert tasks["mcq-factual"].shows_privileged_source and not tasks["mcq-solvability"].shows_privileged_source
     assert tasks["mcq-solvability"].requires_explanation

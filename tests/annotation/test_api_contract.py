@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from accounts.tokens import token_create
 from annotation.models import Study
 from annotation.services import assignment_claim_next
 from tests.annotation.builders import (
@@ -91,9 +91,9 @@ def test_it_answers_405_to_wrong_methods(study, admin, name, method, kind):
 def test_it_requires_authentication_and_accepts_tokens(study, physician_a):
     assert APIClient().get(api_url("queue")).status_code in (401, 403)
     assert APIClient().post(api_url("claim_next", study_pk=study.pk)).status_code in (401, 403)
-    token = Token.objects.create(user=physician_a)
+    _, key = token_create(user=physician_a)  # hashed, expiring (django-rest-knox)
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     response = client.post(api_url("claim_next", study_pk=study.pk))
     assert response.status_code == 200 and response.json()["assignment"]["item"]
     forged = APIClient()

@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from annotation.audit import GENESIS_HASH, event_hash, verify_lines
 from annotation.audit_export import event_records, events_jsonl
-from annotation.models import AuditChainHead, ReviewEvent
+from annotation.models import AuditChainHead, ReviewEvent, seal_audit_chain
 from medreview.errors import ConflictError
 from tests.annotation.builders import api_client_for
 from tests.annotation.curation_builders import adjudicate, import_fixture, rate_everything, study_on
@@ -46,6 +46,9 @@ def trail(study) -> list[str]:
 
 
 def test_it_chains_every_event_of_a_study_in_writing_order(reviewed) -> None:
+    # Written pending; sealed after the writer's commit (the test's transaction never commits).
+    assert set(ReviewEvent.objects.filter(study=reviewed).values_list("seq", flat=True)) == {None}
+    assert seal_audit_chain(reviewed.pk) == 16 and seal_audit_chain(reviewed.pk) == 0
     events = list(ReviewEvent.objects.filter(study=reviewed).order_by("seq"))
     # 2 raters x 3 items x (claimed, submitted), 2 resolved by consensus, 1 sent to inspection + adjudicated
     assert len(events) == 16
@@ -175,6 +178,7 @@ def test_it_shows_an_items_history_to_the_studys_inspectors_and_admins_only(revi
 def test_it_writes_a_system_event_without_an_item_into_the_chain(reviewed) -> None:
     ReviewEvent.objects.record(study=reviewed, item=None, actor=None, kind=ReviewEvent.Kind.EXPORTED,
                                data={"what": "labels"})
+    seal_audit_chain(reviewed.pk)
     last = ReviewEvent.objects.filter(study=reviewed).order_by("-seq").first()
     assert (last.seq, last.item_id, last.actor_pseudonym) == (17, None, "")
     assert verify_lines(trail(reviewed)).ok
@@ -182,6 +186,17 @@ def test_it_writes_a_system_event_without_an_item_into_the_chain(reviewed) -> No
 
 def test_the_queryset_refusal_is_the_models_not_djangos(reviewed) -> None:
     # A bare QuerySet.update bypasses the model's rule; the chain is what catches that.
+    seal_audit_chain(reviewed.pk)
     QuerySet.update(ReviewEvent.objects.filter(study=reviewed, seq=2), reason="tampered")
     result = verify_lines(trail(reviewed))
     assert [p.line for p in result.problems] == [2]
+
+
+def test_it_seals_an_event_as_soon_as_its_transaction_commits(reviewed, django_capture_on_commit_callbacks) -> None:
+    seal_audit_chain(reviewed.pk)
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        event = ReviewEvent.objects.record(study=reviewed, item=None, actor=None, kind=ReviewEvent.Kind.EXPORTED)
+        assert ReviewEvent.objects.get(pk=event.pk).seq is None
+    assert len(callbacks) == 1
+    sealed = ReviewEvent.objects.get(pk=event.pk)
+    assert sealed.seq == 17 and sealed.prev_hash == ReviewEvent.objects.get(study=reviewed, seq=16).hash

@@ -18,6 +18,7 @@ from cases.importers import parse
 from cases.release_data import release_cases
 from cases.services import release_import
 from tests.annotation.curation_builders import adjudicate, import_fixture, position, rate_everything, study_on
+from tests.factories import make_release
 
 pytestmark = pytest.mark.django_db
 
@@ -98,8 +99,10 @@ def test_it_livemedbench_curation_drops_exactly_the_rejected_criteria_and_import
     item = Item.objects.get(study=study, revision__case__external_id="109002500")
     assert [(n["what"], n["action"], n["history"]) for n in built.manifest["items"][:2]] == [
         ("criterion 2", "dropped", [history(item.pk)]), ("criterion 5", "dropped", [history(item.pk)])]
-    assert built.manifest["files"] == [{"name": "merged_data_rubric.json", "bytes": len(data),
+    assert built.manifest["files"] == [{"name": "merged_data_rubric.json", "bytes": 3817,
                                         "sha256": hashlib.sha256(data).hexdigest()}]
+    # The exact bytes docs/curation.md shows the manifest of.
+    assert hashlib.sha256(data).hexdigest() == "89554bc16d65b197bda91dffb36992babc949955b848320737149de42bfa5cd2"
     assert built.manifest["source_release"]["sha256"] == release.sha256
     assert built.manifest["studies"] == [{"id": study.pk, "name": "LMB validity", "items": 3, "resolved_items": 3,
                                           "tasks": ["advice-quality", "criterion-validity", "narrative-quality"]}]
@@ -161,6 +164,13 @@ def test_it_bad_names_and_non_case_releases_are_refused(lmb_study) -> None:
     with pytest.raises(ValidationError) as refused:
         build_curation(name="../etc", release=release, studies=[study], rules=CurationRules(), history_url=history)
     assert "name" in refused.value.message_dict
+    responses = make_release(dataset_name="LiveMedBench", label="v202601", fmt="livemedbench-responses")
+    with pytest.raises(ValidationError) as refused:
+        build_curation(name="ok", release=responses, studies=[study], rules=CurationRules(), history_url=history)
+    assert refused.value.message_dict["release"][0].startswith("release LiveMedBench v202601 is a LiveMedBench model ")
+    with pytest.raises(ValidationError) as refused:
+        build_curation(name="ok", release=release, studies=[], rules=CurationRules(), history_url=history)
+    assert "studies" in refused.value.message_dict
 
 
 # --- LiveClin: only validated sets -----------------------------------------------------------------

@@ -161,3 +161,14 @@ def test_the_api_curates_for_admins_only(lmb, admin, researcher) -> None:
     assert bad.status_code == 400 and "studies" in bad.json()
     listed = api_client_for(admin).get(url).json()
     assert [c["name"] for c in listed] == ["v202601-api"]
+
+
+def test_the_release_admin_action_opens_the_curation_page_for_one_release(lmb, client, admin) -> None:
+    release, _ = lmb
+    admin.is_staff = admin.is_superuser = True
+    admin.save()
+    login(client, admin)
+    response = client.post(reverse("admin:cases_release_changelist"),
+                           {"action": "curate", "_selected_action": [release.pk]})
+    assert response.status_code == 302
+    assert response["Location"] == f"{reverse('annotation:curation_list')}?release={release.pk}"

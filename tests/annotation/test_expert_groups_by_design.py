@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def grouped(admin, physician_a, physician_b, inspector):
-    extra = make_user("physician_c", "physician")
+    extra = make_user("physician_c", role="physician")
     make_cases(3)
     study = running_study(admin, raters=[physician_a, physician_b, inspector, extra])
     study_set_rater_groups(study=study, groups={physician_a: "A", extra: "A", physician_b: "B", inspector: "B"},
@@ -44,7 +44,7 @@ def test_the_queue_gives_each_item_one_rater_from_each_group(grouped):
 
 def test_a_rater_without_a_group_gets_nothing_in_a_grouped_study(grouped, admin):
     study, *_ = grouped
-    loner = make_user("physician_d", "physician")
+    loner = make_user("physician_d", role="physician")
     StudyMember.objects.create(study=study, user=loner, role=StudyMember.Role.RATER)
     assert assignment_claim_next(study=study, rater=loner) is None
 
@@ -58,7 +58,7 @@ def test_groups_must_be_a_or_b_and_raters_of_the_study(grouped, admin, researche
 
 
 def test_the_report_uses_the_designed_groups(admin, physician_a, physician_b, inspector):
-    extra = make_user("physician_c", "physician")
+    extra = make_user("physician_c", role="physician")
     raters = [physician_a, extra, physician_b, inspector]
     study = make_study()
     for user, group in zip(raters, "AABB", strict=True):
@@ -70,3 +70,44 @@ def test_the_report_uses_the_designed_groups(admin, physician_a, physician_b, in
     table = designed.table("expert_groups")
     assert table is not None and "by study design" in table.note
     assert table.frame.to_dict("records") == by_names.table("expert_groups").frame.to_dict("records")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_claims_keep_one_rater_of_each_group_per_item(postgres_only, admin):
+    """Eight raters (four per group) claim at once on PostgreSQL: no item ever holds two raters of one group."""
+    import threading
+    from importlib import import_module
+
+    from django.apps import apps as django_apps
+    from django.db import connection
+
+    import_module("annotation.migrations.0003_shipped_scales_and_tasks").ship(django_apps, None)
+    import_module("annotation.migrations.0009_approval_score_at_least_one").forward(django_apps, None)
+    make_cases(6)
+    raters = [make_user(f"grouped{i}", role="physician") for i in range(8)]
+    study = running_study(admin, raters=raters)
+    study_set_rater_groups(study=study, groups={r: "AB"[i % 2] for i, r in enumerate(raters)}, actor=admin)
+    barrier = threading.Barrier(len(raters))
+    errors: list[BaseException] = []
+
+    def claim(i: int) -> None:
+        try:
+            barrier.wait()
+            assignment_claim_next(study=study, rater=raters[i])
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=claim, args=(i,)) for i in range(len(raters))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert errors == []
+    groups = dict(StudyMember.objects.filter(study=study, role="rater").values_list("user_id", "group"))
+    per_item: dict[int, list[str]] = {}
+    for item_id, rater_id in Assignment.objects.filter(item__study=study).values_list("item_id", "rater_id"):
+        per_item.setdefault(item_id, []).append(groups[rater_id])
+    assert sum(len(v) for v in per_item.values()) == 8  # everyone got an item
+    assert all(sorted(v) in (["A"], ["B"], ["A", "B"]) for v in per_item.values())

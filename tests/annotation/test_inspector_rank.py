@@ -81,3 +81,15 @@ def test_an_inspector_never_decides_an_item_they_rated(admin, physician_a, inspe
     client.force_login(inspector)
     assert client.post(reverse("annotation:inspect", args=[item.pk]), {"action": "accept"}).status_code == 403
     assert nothing_written(item)
+
+
+def test_the_senior_inspector_reads_both_views_with_the_privileged_source(client, item, inspector):
+    client.force_login(inspector)
+    page = client.get(reverse("annotation:inspect", args=[item.pk]))
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert "REPORT-MARKER-1" in text and "CAPTION-MARKER-1" in text
+    api = APIClient()
+    api.force_authenticate(inspector)
+    body = api.get(reverse("annotation_api:inspection_detail", args=[item.pk])).json()
+    assert body["item"]["question_set"]["case_report"].startswith("# Case report 1")

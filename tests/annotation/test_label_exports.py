@@ -131,3 +131,14 @@ def test_the_study_page_and_api_show_effort_and_cost(study, client, admin, resea
     client.force_login(researcher)
     assert client.post(reverse("annotation:study_hourly_rate", args=[study.pk]),
                        {"hourly_rate": "1"}).status_code == 403
+
+
+def test_the_release_page_exports_every_study_of_the_release(study, client, researcher) -> None:
+    release_id = study.items.first().revision.release_id
+    login(client, researcher)
+    response = client.get(reverse("annotation:release_labels_export", args=[release_id, "jsonl"]))
+    assert response.status_code == 200
+    records = [json.loads(line) for line in b"".join(response.streaming_content).decode().splitlines()]
+    assert {r["study"] for r in records} == {study.pk} and len(records) == 10
+    assert "labels of every study of this release" in client.get(
+        reverse("cases:release_detail", args=[release_id])).content.decode()

@@ -99,11 +99,11 @@ def test_phase_2_api_body_has_no_report_and_no_caption(assignment, physician_a):
 def test_submitting_from_phase_2_keeps_the_phase_1_verdicts(client, assignment, physician_a):
     factual_done(assignment, physician_a)
     client.force_login(physician_a)
-    form = {"seconds_spent": "30"}
+    form = {"seconds_spent": "30", "liveclin_phase": "examinee"}  # as phase 2's form posts it
     for field in fields_of(assignment, "mcq-solvability"):
         form[field.id] = "yes"
         form[f"comment:{field.id}"] = ""
-    response = client.post(reverse("annotation:rate", args=[assignment.pk]) + "?phase=examinee", form)
+    response = client.post(reverse("annotation:rate", args=[assignment.pk]), form)
     assert response.status_code in (200, 302)
     assignment.refresh_from_db()
     assert assignment.state == Assignment.State.SUBMITTED
@@ -123,3 +123,33 @@ def test_a_solvability_only_study_shows_the_answers_without_report_or_captions(a
     text = response.content.decode()
     assert REPORT_MARKER not in text and CAPTION_MARKER not in text
     assert [m["correct_answer"] for m in response.json()["item"]["question_set"]["mcqs"]] == ["B", "B"]
+
+
+def test_the_prescreen_is_shown_only_where_the_study_says_so(client, admin, physician_a, physician_b):
+    import_liveclin(1, judge=[{"pmc": "PMC-QC-1", "judge": [judge_block(False, why="JUDGE-MARKER"), judge_block()]}])
+    study = liveclin_study(admin, [physician_a, physician_b], show_prescreen=False)
+    assignment = assignment_claim_next(study=study, rater=physician_a)
+    client.force_login(physician_a)
+    assert "JUDGE-MARKER" not in client.get(reverse("annotation:rate", args=[assignment.pk])).content.decode()
+    api = APIClient()
+    api.force_authenticate(physician_a)
+    body = api.get(reverse("annotation_api:assignment_detail", args=[assignment.pk]))
+    assert "JUDGE-MARKER" not in body.content.decode() and "prescreen" not in body.json()
+
+
+def test_the_api_puts_the_prescreen_beside_its_own_check(assignment, physician_a):
+    api = APIClient()
+    api.force_authenticate(physician_a)
+    body = api.get(reverse("annotation_api:assignment_detail", args=[assignment.pk])).json()
+    first = fields_of(assignment, "mcq-factual")[0]
+    assert body["prescreen"][first.id] == {"verdict": "no", "explanation": "JUDGE-MARKER"}
+
+
+def test_a_phase_2_submit_before_phase_1_is_refused_on_phase_1(client, assignment, physician_a):
+    client.force_login(physician_a)
+    form = {"seconds_spent": "5", "liveclin_phase": "examinee"}
+    for field in fields_of(assignment, "mcq-solvability"):
+        form[field.id] = "yes"
+    response = client.post(reverse("annotation:rate", args=[assignment.pk]), form)
+    assert response.status_code == 400 and 'data-phase="auditor"' in response.content.decode()
+    assert not Rating.objects.exists()

@@ -70,6 +70,9 @@ def _question_set(release_label: str) -> QuestionSet:
     revision = make_case(release=release, narrative="SOURCE REPORT: biopsy showed sarcoidosis.", criteria=[])
     question_set = QuestionSet.objects.create(
         revision=revision,
+        # Issue 10: the privileged report is the imported case report, never the scenario / narrative.
+        case_report="SOURCE REPORT: biopsy showed sarcoidosis.",
+        captions=[{"mcq": 0, "image": 1, "caption": "CAPTION: bilateral hilar nodes"}],
         scenario="A 34-year-old woman presents with cough.",
         scenario_tables=[{"caption": "Labs", "markdown": "| Test | Value |\n|---|---|\n| ACE | 98 U/L |"}],
         scenario_images=[
@@ -107,7 +110,8 @@ def test_it_shows_only_what_an_examinee_sees_for_solvability(client, admin, phys
     assert "What is the most likely diagnosis?" in page and "Tuberculosis" in page
     assert "SOURCE REPORT" not in page
     assert "CAPTION: bilateral hilar nodes" not in page
-    assert 'class="option correct"' not in page
+    # Appendix G (issue 10): the examinee sees the correct answer of the question being judged.
+    assert 'class="option correct"' in page
     assert 'src="https://example.org/cxr.png"' in page  # images without captions
 
 
@@ -217,10 +221,11 @@ def test_it_shows_a_pair_in_the_raters_own_order_without_model_names(admin, phys
 
 
 @pytest.mark.parametrize(
-    ("task", "sees_answer"), [("mcq-solvability", False), ("mcq-factual", True)]
+    ("task", "sees_answer"), [("mcq-solvability", True), ("mcq-factual", True)]
 )
-def test_it_shows_the_answer_key_only_to_factual_validation(admin, physician_a, task, sees_answer):
-    # LiveClin: solvability is judged on what an examinee sees; factual validation sees the source.
+def test_it_shows_the_answer_key_to_both_checks(admin, physician_a, task, sees_answer):
+    # LiveClin Appendix G (issue 10): the examinee sees the scenario, stems, images without captions and
+    # the answers (of the question judged and the steps before); factual validation sees the source too.
     make_question_set()
     study = running_study(admin, raters=[physician_a], tasks=[task], kind="question_set", dataset="LiveClin")
     body = api_client_for(physician_a).post(api_url("claim_next", study_pk=study.pk)).json()

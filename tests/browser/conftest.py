@@ -75,8 +75,24 @@ def chromium() -> Iterator:
         browser = playwright.chromium.launch(
             executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
         )
-        yield browser
+        yield _TestBrowser(browser)
         browser.close()
+
+
+class _TestBrowser:
+    """The browser, with contexts that let Playwright's own string predicates run: `wait_for_function`
+    evaluates them with eval, which the app's Content-Security-Policy forbids. The app's scripts are
+    checked under the real policy by tests/browser/test_content_security_policy.py (bypass_csp=False)."""
+
+    def __init__(self, browser: object) -> None:
+        self._browser = browser
+
+    def new_context(self, **options: object) -> object:
+        options.setdefault("bypass_csp", True)
+        return self._browser.new_context(**options)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._browser, name)
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from annotation.models import Assignment, Rating
 from tests.annotation.liveclin_builders import CAPTION_MARKER, REPORT_MARKER, import_liveclin, liveclin_study
-from tests.browser.conftest import sign_in, submit_and_wait
+from tests.browser.conftest import sign_in
 from tests.conftest import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -69,21 +69,27 @@ def test_both_phases_with_the_keyboard_and_n_then_y_presses(live_server, new_pag
         ("no", "Dose differs from the report"), ("yes", ""), ("no", ""), ("yes", ""),
     ]
 
-    # Enter with Q3's explanation missing: phase 2 does not open; the field is marked.
-    submit_and_wait(page, lambda: page.keyboard.press("Enter"))
-    expect(page.locator("#liveclin-phase")).to_have_attribute("data-phase", "auditor")
+    # Enter with Q3's explanation missing: phase 2 does not open; the field is marked. (Waits on the
+    # page itself: the site's Content-Security-Policy forbids the eval behind wait_for_function.)
+    page.keyboard.press("Enter")
     expect(page.locator("#field-2")).to_have_class(re.compile(r"\bhas-error\b"))
+    expect(page.locator("#liveclin-phase")).to_have_attribute("data-phase", "auditor")
     page.click("#comment-2")
     page.keyboard.type("Stage label is wrong")
     page.keyboard.press("Enter")  # back to the flow
-    submit_and_wait(page, lambda: page.keyboard.press("Enter"))
+    page.keyboard.press("Enter")  # continue to phase 2
 
     # Phase 2, its own screen: no report, no caption.
     expect(page.locator("#liveclin-phase")).to_have_attribute("data-phase", "examinee")
     html = page.content()
     assert REPORT_MARKER not in html and CAPTION_MARKER not in html
     expect(page.locator("#field-0")).to_have_class(re.compile(r"\bfocused\b"))
+    # Judging question 1: later questions' answers are not shown yet.
+    expect(page.locator("#field-1")).to_have_class(re.compile(r"\banswer-later\b"))
+    expect(page.locator("#field-1 .option.correct .badge")).to_be_hidden()
+    expect(page.locator("#field-0 .option.correct .badge")).to_be_visible()
     page.keyboard.press("y")
+    expect(page.locator("#field-1")).not_to_have_class(re.compile(r"\banswer-later\b"))
     page.keyboard.press("n")
     expect(page.locator("#comment-1")).to_be_focused()
     page.keyboard.type("Needs the caption")
@@ -93,7 +99,8 @@ def test_both_phases_with_the_keyboard_and_n_then_y_presses(live_server, new_pag
     page.keyboard.press("n")
     page.keyboard.type("y")  # typed into Q4's explanation, never a verdict
     page.keyboard.press("Enter")
-    submit_and_wait(page, lambda: page.keyboard.press("Enter"))
+    page.keyboard.press("Enter")  # submit
+    expect(page.locator("#liveclin-phase")).to_have_count(0)  # the next page: nothing left to rate
 
     assignment.refresh_from_db()
     assert assignment.state == Assignment.State.SUBMITTED

@@ -131,6 +131,11 @@ def _rate_by_pointer(page, mode: str, touch: bool, rng: random.Random) -> tuple[
     return expected, clicks
 
 
+def _same_assignment_open(page, assignment) -> bool:
+    rate_page = page.locator("#rate-page")
+    return bool(rate_page.count()) and rate_page.get_attribute("data-assignment") == str(assignment.pk)
+
+
 @pytest.mark.parametrize("device", ["mouse-1440x900", "touch-390x844"])
 def test_every_choice_of_every_task_type_takes_on_the_first_click_and_nothing_moves(
     live_server, browser_context, device
@@ -161,6 +166,13 @@ def test_every_choice_of_every_task_type_takes_on_the_first_click_and_nothing_mo
             submit = page.locator("#submit-rating")
             submit_and_wait(page, submit.tap if touch else submit.click)
             assignment.refresh_from_db()
+            if assignment.state == Assignment.State.DRAFT and _same_assignment_open(page, assignment):
+                # LiveClin: phase 1 (auditor) is done; phase 2 (examinee) opens on its own screen.
+                _assert_no_shift(page, f"{study.name} ({mode}): phase 2 on load")
+                phase_two, _ = _rate_by_pointer(page, mode, touch, rng)
+                expected.update(phase_two)
+                submit_and_wait(page, submit.tap if touch else submit.click)
+                assignment.refresh_from_db()
             assert assignment.state == Assignment.State.SUBMITTED, f"{study.name} ({mode}) not submitted"
             assert _stored_as_shown(assignment) == expected, f"{study.name} ({mode}): stored != clicked"
             rated += 1

@@ -151,3 +151,44 @@ def test_import_labels_command(labelled_study, tmp_path):
     call_command("import_labels", str(study.pk), str(path), "--json", stdout=out)
     assert json.loads(out.getvalue())["created"] == {"assignments": 1, "ratings": 1}
     ensure_task("narrative-quality")
+
+
+def test_judge_scores_import_through_the_api(admin):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from django.urls import reverse
+    from rest_framework.test import APIClient
+
+    dataset_with_responses()
+    api = APIClient()
+    api.force_authenticate(admin)
+    response = api.post(reverse("cases_api:import"), {
+        "format": "judge-scores", "dataset": "MEDIC-demo", "release": "judges",
+        "file": SimpleUploadedFile("scores.csv", SCORES.encode())}, format="multipart")
+    assert response.status_code == 201, response.json()
+    assert response.json()["created"]["judge_scores"] == 4
+    bad = api.post(reverse("cases_api:import"), {
+        "format": "pairwise-verdicts", "dataset": "MEDIC-demo", "release": "p",
+        "file": SimpleUploadedFile("p.csv", b"judge,case_id,model_a,model_b,order,verdict\nJ,q0,alpha,beta,up,A\n")},
+        format="multipart")
+    assert bad.status_code == 400
+    assert [(e["record"], e["field"]) for e in bad.json()["errors"]] == [(2, "order")]
+
+
+def test_physician_labels_import_through_the_api(labelled_study, admin, researcher):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from django.urls import reverse
+    from rest_framework.test import APIClient
+
+    study, items = labelled_study
+    url = reverse("annotation_api:study_labels_import", args=[study.pk])
+    body = f"item_key,rater,task,label\n{items[0].key},R-physician_a,narrative-quality,2\n".encode()
+    api = APIClient()
+    api.force_authenticate(researcher)
+    assert api.post(url, {"file": SimpleUploadedFile("l.csv", body)}, format="multipart").status_code == 403
+    api.force_authenticate(admin)
+    dry = api.post(url, {"file": SimpleUploadedFile("l.csv", body), "dry_run": "true"}, format="multipart")
+    assert dry.status_code == 200 and dry.json()["status"] == "dry-run"
+    done = api.post(url, {"file": SimpleUploadedFile("l.csv", body)}, format="multipart")
+    assert done.status_code == 201 and done.json()["created"] == {"assignments": 1, "ratings": 1}
+    again = api.post(url, {"file": SimpleUploadedFile("l.csv", body)}, format="multipart")
+    assert again.status_code == 400 and again.json()["errors"][0]["field"] == "rater"

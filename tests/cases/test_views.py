@@ -44,7 +44,8 @@ def test_it_validates_then_imports_in_the_background_after_confirmation(
     assert response.status_code == 302 and response.url == reverse("cases:import_job", args=[job.pk])
     assert job.status == ImportJob.Status.VALIDATED
     assert job.validation["status"] == "dry-run" and job.validation["created"]["cases"] == 3
-    assert Path(job.file.path).read_bytes() == (FIXTURES / "livemedbench_cases.json").read_bytes()
+    with job.file.open("rb") as stored:  # in the database (STORAGES["imports"]), readable by any worker
+        assert stored.read() == (FIXTURES / "livemedbench_cases.json").read_bytes()
     assert Case.objects.count() == 0  # nothing before the admin confirms
 
     page = client.get(reverse("cases:import_job", args=[job.pk]))
@@ -277,7 +278,7 @@ def test_it_records_a_crashed_import_on_the_job_instead_of_losing_it(
     def crash(**kwargs: object) -> None:
         raise OSError("disk unplugged")
 
-    monkeypatch.setattr("cases.services.release_import", crash)
+    monkeypatch.setattr("cases.services.import_jobs.release_import", crash)
     with django_capture_on_commit_callbacks(execute=True):
         client.post(reverse("cases:import_confirm", args=[job.pk]))
     job.refresh_from_db()

@@ -8,7 +8,7 @@ from devtools.fake_openai import FakeBehaviour, FakeOpenAIServer
 from graders import services
 from graders.models import GraderConfig, GraderKind
 
-API_KEY_ENV = "MEDREVIEW_TEST_GRADER_KEY"
+API_KEY_ENV = "MEDREVIEW_GRADER_KEY_TEST"  # the prefix GRADER_KEY_ENV_PREFIX asks for
 API_KEY = "sk-test-SECRET-4f9b2c7e1d"  # a distinctive string so a leak anywhere is detectable
 
 

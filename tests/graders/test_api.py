@@ -2,9 +2,9 @@
 
 import pytest
 from django.urls import reverse
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from accounts.tokens import token_create
 from graders import services
 from graders.models import GraderConfig, GraderKind, GradingJob, JobStatus
 from tests.graders.conftest import API_KEY_ENV
@@ -20,11 +20,11 @@ def test_it_lets_an_admin_create_a_grader_and_shows_only_the_variable_name(api, 
     api.force_authenticate(admin)
     response = api.post(reverse("graders_api:config_list"), {
         "name": "Qwen judge", "kind": GraderKind.LLM_JUDGE, "base_url": "http://vllm.local:8000/v1",
-        "model": "qwen3-8b", "api_key_env": "VLLM_KEY", "concurrency": 16,
+        "model": "qwen3-8b", "api_key_env": "MEDREVIEW_GRADER_KEY_VLLM", "concurrency": 16,
     }, format="json")
     assert response.status_code == 201, response.content
     body = response.json()
-    assert body["api_key_env"] == "VLLM_KEY"
+    assert body["api_key_env"] == "MEDREVIEW_GRADER_KEY_VLLM"
     assert body["prompt_version"] == "v1"
     assert body["temperature"] == 0
     assert not any("key" in k and k != "api_key_env" for k in body)
@@ -84,8 +84,8 @@ def test_it_answers_405_to_a_wrong_method(api, researcher, rubric_config):
 def test_it_starts_follows_cancels_and_resumes_a_job_with_a_token(
     api, researcher, rubric_config, fake_server, django_capture_on_commit_callbacks
 ):
-    token = Token.objects.create(user=researcher)
-    api.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    _, key = token_create(user=researcher)  # hashed, expiring (django-rest-knox)
+    api.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     release = build_release(cases=1)
     response = api.post(reverse("graders_api:job_list"), {"config": rubric_config.pk, "release": release.pk}, format="json")
     assert response.status_code == 201, response.content

@@ -7,7 +7,7 @@ from django.db.models import Count
 
 from cases.models import Release
 from devtools.fake_openai import FakeBehaviour, expected_met, expected_score
-from graders import services
+from graders import runner, services
 from graders.models import (
     GraderConfig,
     GraderDecision,
@@ -185,8 +185,8 @@ def _kill_after(monkeypatch: pytest.MonkeyPatch, n: int) -> None:
             state["armed"] = False
             raise RuntimeError("worker killed")
 
-    monkeypatch.setattr(services, "_after_flush", boom)
-    monkeypatch.setattr(services, "FLUSH_EVERY", 2)
+    monkeypatch.setattr(runner, "_after_flush", boom)
+    monkeypatch.setattr(runner, "FLUSH_EVERY", 2)
 
 
 def test_it_resumes_a_killed_job_without_duplicate_or_missing_decisions(
@@ -228,21 +228,21 @@ def test_it_takes_over_a_stale_chunk_from_a_dead_runner(
     GradingChunk.objects.filter(job=job).update(heartbeat_at=job.heartbeat_at.replace(year=2000))
 
     # A second runner (another worker) picks up the abandoned chunk without any resume.
-    assert services.grading_job_work(job_id=job.pk) == JobStatus.DONE
+    assert runner.grading_job_work(job_id=job.pk) == JobStatus.DONE
     assert GraderDecision.objects.filter(run=job.run).count() == 12
 
 
 def test_it_stops_when_cancelled_and_resume_finishes_the_same_run(
     rubric_config, fake_server, django_capture_on_commit_callbacks, monkeypatch
 ):
-    monkeypatch.setattr(services, "FLUSH_EVERY", 2)
+    monkeypatch.setattr(runner, "FLUSH_EVERY", 2)
 
     def cancel_once(job_id: int, stored: int) -> None:
         job = GradingJob.objects.get(pk=job_id)
         if job.status == JobStatus.RUNNING and not job.finished_at:
             services.grading_job_cancel(job=job)
 
-    monkeypatch.setattr(services, "_after_flush", cancel_once)
+    monkeypatch.setattr(runner, "_after_flush", cancel_once)
     rubric_config.concurrency = 1
     rubric_config.save()
     job = start_job(rubric_config, build_release(cases=3), django_capture_on_commit_callbacks, parallel_tasks=1)
@@ -252,7 +252,7 @@ def test_it_stops_when_cancelled_and_resume_finishes_the_same_run(
     assert stored < job.total
     assert len(fake_server.requests) == stored
 
-    monkeypatch.setattr(services, "_after_flush", lambda job_id, stored: None)
+    monkeypatch.setattr(runner, "_after_flush", lambda job_id, stored: None)
     with django_capture_on_commit_callbacks(execute=True):
         services.grading_job_resume(job=job)
     job.refresh_from_db()
@@ -266,18 +266,18 @@ def test_it_cancels_a_queued_job_at_once(rubric_config, fake_server):
     )
     job = services.grading_job_cancel(job=job)
     assert job.status == JobStatus.CANCELLED
-    assert services.grading_job_work(job_id=job.pk) == JobStatus.CANCELLED
+    assert runner.grading_job_work(job_id=job.pk) == JobStatus.CANCELLED
     assert fake_server.requests == []
 
 
 def test_it_fails_the_job_with_a_clear_error_when_the_key_variable_is_missing(
     db, fake_server, django_capture_on_commit_callbacks, monkeypatch
 ):
-    config = make_config(fake_server.base_url, api_key_env="MEDREVIEW_UNSET_KEY_VAR")
-    monkeypatch.delenv("MEDREVIEW_UNSET_KEY_VAR", raising=False)
+    config = make_config(fake_server.base_url, api_key_env="MEDREVIEW_GRADER_KEY_UNSET")
+    monkeypatch.delenv("MEDREVIEW_GRADER_KEY_UNSET", raising=False)
     job = start_job(config, build_release(cases=1), django_capture_on_commit_callbacks)
     assert job.status == JobStatus.FAILED
-    assert "MEDREVIEW_UNSET_KEY_VAR is not set" in job.error
+    assert "MEDREVIEW_GRADER_KEY_UNSET is not set" in job.error
     assert fake_server.requests == []
 
 
@@ -391,11 +391,11 @@ def test_it_never_runs_more_runners_than_slots_so_concurrency_stays_a_job_wide_l
     )
     # A live runner elsewhere holds the only slot: an extra runner task must not start asking.
     GradingRunnerSlot.objects.filter(job=job).update(worker_id="other-worker", heartbeat_at=timezone.now())
-    assert services.grading_job_work(job_id=job.pk) == JobStatus.RUNNING
+    assert runner.grading_job_work(job_id=job.pk) == JobStatus.RUNNING
     assert fake_server.requests == []
 
     # That runner died: once its heartbeat is stale the slot is free again.
     GradingRunnerSlot.objects.filter(job=job).update(heartbeat_at=timezone.now() - timedelta(hours=1))
-    assert services.grading_job_work(job_id=job.pk) == JobStatus.DONE
+    assert runner.grading_job_work(job_id=job.pk) == JobStatus.DONE
     assert len(fake_server.requests) == 6
     assert GradingRunnerSlot.objects.get(job=job).worker_id == ""  # released on the way out

@@ -109,29 +109,28 @@ def stalled_job(db, monkeypatch, fake_server, api_key):
     return job
 
 
-def test_the_watch_frees_a_dead_runners_slot_and_queues_a_replacement(stalled_job, monkeypatch,
-                                                                      django_capture_on_commit_callbacks):
-    queued = []
-    monkeypatch.setattr(healing, "_enqueue", lambda job_id, count: queued.append((job_id, count)))
+def test_the_watch_frees_a_dead_runners_slot_and_queues_a_replacement(stalled_job, django_capture_on_commit_callbacks):
+    queued, watched = [], []
     with django_capture_on_commit_callbacks(execute=True):
-        outcome = healing.grading_job_heal(job_id=stalled_job.pk)
+        outcome = healing.grading_job_heal(job_id=stalled_job.pk, enqueue=lambda job_id, n: queued.append((job_id, n)),
+                                           schedule_next=watched.append)
     assert "freed 1 slot" in outcome
-    assert queued == [(stalled_job.pk, 1)]
+    assert queued == [(stalled_job.pk, 1)] and watched == [stalled_job.pk]
     assert GradingRunnerSlot.objects.get(job=stalled_job).worker_id == ""
 
 
-def test_the_watch_leaves_a_live_runner_alone(stalled_job, monkeypatch, django_capture_on_commit_callbacks):
+def test_the_watch_leaves_a_live_runner_alone(stalled_job, django_capture_on_commit_callbacks):
     GradingRunnerSlot.objects.filter(job=stalled_job).update(heartbeat_at=timezone.now())
     queued = []
-    monkeypatch.setattr(healing, "_enqueue", lambda job_id, count: queued.append(count))
     with django_capture_on_commit_callbacks(execute=True):
-        healing.grading_job_heal(job_id=stalled_job.pk)
+        healing.grading_job_heal(job_id=stalled_job.pk, enqueue=lambda job_id, n: queued.append(n),
+                                 schedule_next=lambda job_id: None)
     assert queued == []
 
 
 def test_the_watch_stops_when_the_job_is_over(stalled_job):
     GradingJob.objects.filter(pk=stalled_job.pk).update(status=JobStatus.DONE)
-    assert healing.grading_job_heal(job_id=stalled_job.pk) == "job done"
+    assert healing.grading_job_heal(job_id=stalled_job.pk, enqueue=None, schedule_next=None) == "job done"
 
 
 def test_a_runner_names_its_task_row() -> None:

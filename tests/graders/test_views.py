@@ -161,7 +161,7 @@ def test_it_lets_an_admin_define_a_grader_with_the_default_prompt(client, admin,
     response = client.post(reverse("graders:config_create"), {
         "name": "GPT-4.1 rubric grader", "kind": GraderKind.RUBRIC_GRADER, "base_url": "https://api.openai.com/v1",
         "model": "gpt-4.1", "temperature": 0, "max_tokens": 512, "concurrency": 8, "timeout_seconds": 60,
-        "max_attempts": 5, "backoff_base_seconds": 1, "api_key_env": "OPENAI_API_KEY", "structured_output": "on",
+        "max_attempts": 5, "backoff_base_seconds": 1, "api_key_env": "MEDREVIEW_GRADER_KEY_OPENAI", "structured_output": "on",
     })
     assert response.status_code == 302
     config = GraderConfig.objects.get()

@@ -7,7 +7,6 @@ names are added only with --real-names, for an admin named with --admin.
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -17,6 +16,7 @@ from accounts.models import Role
 from accounts.roles import user_role
 from annotation.audit_export import FORMATS, event_records, events_csv, events_jsonl
 from annotation.models import Study
+from annotation.services.audit import study_record_export
 
 
 class Command(BaseCommand):
@@ -27,20 +27,24 @@ class Command(BaseCommand):
         parser.add_argument("--format", choices=sorted(FORMATS), default="jsonl")
         parser.add_argument("--output", help="File to write (default: standard output)")
         parser.add_argument("--real-names", action="store_true", help="Add actor_name (admins only)")
-        parser.add_argument("--admin", help="Username of the admin asking for real names")
+        parser.add_argument("--admin", help="Username of the admin exporting (needed for --real-names)")
 
     def handle(self, *args: Any, **o: Any) -> None:
         study = Study.objects.filter(pk=o["study"]).first()
         if study is None:
             raise CommandError(f"--study: no study {o['study']}")
-        if o["real_names"]:
-            admin = get_user_model().objects.filter(username=o["admin"] or "").first()
-            if admin is None or user_role(admin) != Role.ADMIN:
-                raise CommandError("--real-names: only an admin may export real names; name one with --admin")
+        admin = get_user_model().objects.filter(username=o["admin"]).first() if o["admin"] else None
+        if o["admin"] and admin is None:
+            raise CommandError(f"--admin: no user {o['admin']!r}")
+        if o["real_names"] and (admin is None or user_role(admin) != Role.ADMIN):
+            raise CommandError("--real-names: only an admin may export real names; name one with --admin")
+        study_record_export(study=study, actor=admin, what="events", fmt=o["format"], real_names=o["real_names"],
+                            via="command")
         records = event_records(study, real_names=o["real_names"])
         lines = events_jsonl(records) if o["format"] == "jsonl" else events_csv(records, real_names=o["real_names"])
         if o["output"]:
             with open(o["output"], "w", encoding="utf-8", newline="") as out:
                 out.writelines(lines)
         else:
-            sys.stdout.writelines(lines)
+            for line in lines:
+                self.stdout.write(line, ending="")

@@ -6,7 +6,6 @@ round, one row each (long format); raters by pseudonym. XLSX adds the studies' e
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from annotation.label_exports import FORMATS, label_rows, labels_csv, labels_jsonl, labels_xlsx
 from annotation.models import Study
 from annotation.outcomes import field_outcomes, study_effort
+from annotation.services.audit import study_record_export
 from cases.models import Release
 
 
@@ -38,6 +38,8 @@ class Command(BaseCommand):
             if release is None:
                 raise CommandError(f"--release: no release {o['release']}")
             studies = list(Study.objects.filter(items__revision__release=release).distinct().order_by("pk"))
+        for study in studies:
+            study_record_export(study=study, actor=None, what="labels", fmt=o["format"], via="command")
         rows = label_rows(field_outcomes(studies))
         if o["format"] == "xlsx":
             if not o["output"]:
@@ -49,4 +51,5 @@ class Command(BaseCommand):
             with open(o["output"], "w", encoding="utf-8", newline="") as out:
                 out.writelines(lines)
         else:
-            sys.stdout.writelines(lines)
+            for line in lines:
+                self.stdout.write(line, ending="")

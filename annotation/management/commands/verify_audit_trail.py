@@ -16,7 +16,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation.audit import Problem, Verification, verify_lines
-from annotation.models import ReviewEvent
+from annotation.models import ReviewEvent, seal_audit_chain
 
 
 def compare_with_database(lines: list[str], result: Verification) -> None:
@@ -30,6 +30,8 @@ def compare_with_database(lines: list[str], result: Verification) -> None:
         if isinstance(event, dict):
             exported[(event.get("study"), event.get("seq"))] = (number, str(event.get("hash")))
     studies = {study for study, _ in exported if isinstance(study, int)}
+    for study in sorted(studies):
+        seal_audit_chain(study)
     stored = {
         (study, seq): digest
         for study, seq, digest in ReviewEvent.objects.filter(study_id__in=studies).values_list("study_id", "seq", "hash")

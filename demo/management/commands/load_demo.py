@@ -3,6 +3,7 @@
 Safe to run again: files already imported are reported as unchanged and users are updated.
 """
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from django.db import transaction
 
 from accounts.models import Profile, Rank, Role
 from cases.services import release_import
+from cases.translations import translations_import
 from demo.graders import load_demo_graders
 from demo.review import load_demo_review
 
@@ -33,6 +35,7 @@ DEMO_FILES: list[tuple[str, str, str, str, str | None]] = [
         for m in DEMO_MODELS
     ],
     ("liveclin", "liveclin.jsonl", "LiveClin", "demo-2025H1", None),
+    ("liveclin-judge", "liveclin_judge.jsonl", "LiveClin", "demo-2025H1-judge", None),  # the Judge's pre-screen
     ("healthbench", "healthbench.jsonl", "HealthBench", "demo", None),
     ("generic", "generic_cases.json", "ClinConsensus", "demo", None),
     ("generic", "generic_cases.csv", "ClinConsensus", "demo-csv", None),
@@ -62,6 +65,7 @@ class Command(BaseCommand):
                 raise CommandError(f"demo file {file_name} was refused: " + "; ".join(map(str, report.errors)))
             created = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in report.created.items() if n)
             self.stdout.write(f"{file_name}: {report.status}{' (' + created + ')' if created else ''}")
+        self._translations()
         self._users()
 
         load_demo_review(stdout=self.stdout)
@@ -71,6 +75,14 @@ class Command(BaseCommand):
         self.stdout.write(f"  {'username':<13} role")
         for username, role, *_ in DEMO_USERS:
             self.stdout.write(f"  {username:<13} {role}")
+
+    def _translations(self) -> None:
+        """Chinese translations of two LiveMedBench demo cases (docs/i18n.md): bilingual raters read
+        them beside the English; two variants of a field feed the translation-consistency task."""
+        records = json.loads((DEMO_DIR / "translations_zh.json").read_text(encoding="utf-8"))
+        result = translations_import(dataset="LiveMedBench", release="demo-2025", records=records,
+                                     file_name="translations_zh.json", user=None)
+        self.stdout.write(f"translations_zh.json: {result.created} translations added, {result.unchanged} unchanged")
 
     def _users(self) -> None:
         User = get_user_model()

@@ -4,7 +4,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from graders import services
+from graders import runner
 
 
 class Command(BaseCommand):
@@ -17,5 +17,5 @@ class Command(BaseCommand):
         parser.add_argument("job_id", type=int)
 
     def handle(self, *args: Any, **options: Any) -> None:
-        status = services.grading_job_work(job_id=options["job_id"])
+        status = runner.grading_job_work(job_id=options["job_id"])
         self.stdout.write(f"Job {options['job_id']}: {status}")

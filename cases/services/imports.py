@@ -1,4 +1,4 @@
-"""Writes to benchmark data: importing a release file, and the browser import jobs around it.
+"""Importing a release file (command line, API, and the worker of a browser import job).
 
 A file is parsed completely (outside any transaction) before anything is written; then one
 transaction writes it with bulk inserts, or nothing at all.
@@ -16,21 +16,19 @@ from pathlib import Path
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.core.files.base import ContentFile
 from django.db import models, transaction
 from django.db.models import Subquery
-from django.utils import timezone
 
-from cases import bulk
-from cases.importers import ImportIssue, ParsedCase, ParseResult, parse
-from cases.importers.writers import grade_writer
+from cases import bulk, liveclin_import
+from cases.importers import ImportIssue, ParsedCase, ParseResult
+from cases.importers.limits import check_argument_lengths, check_lengths
+from cases.importers.writers import grade_writer, judgement_writer
 from cases.models import (
     MCQ,
     Case,
     CaseRevision,
     Dataset,
     ImportFormat,
-    ImportJob,
     ModelResponse,
     QuestionSet,
     Release,
@@ -38,6 +36,7 @@ from cases.models import (
     Specialty,
     Theme,
 )
+from cases.outside_import import OUTSIDE_FORMATS, outside_import
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +48,7 @@ DEFAULT_DATASETS = {
     ImportFormat.LIVEMEDBENCH_RESPONSES: "LiveMedBench",
     ImportFormat.LIVEMEDBENCH_GRADES: "LiveMedBench",
     ImportFormat.LIVECLIN: "LiveClin",
+    ImportFormat.LIVECLIN_JUDGE: "LiveClin",
     ImportFormat.HEALTHBENCH: "HealthBench",
     ImportFormat.GENERIC: "ClinConsensus",
 }
@@ -117,6 +117,8 @@ class _Plan:
     responses: list[tuple[Any, int]] = field(default_factory=list)  # (ParsedResponse, revision id)
     unchanged_responses: int = 0
     decisions: list[tuple[Any, int, int]] = field(default_factory=list)  # (ParsedDecision, response, criterion)
+    judgements: list[tuple[Any, int, list[int]]] = field(default_factory=list)  # (judgement, set, MCQ ids)
+    embedded_judged: int = 0  # MCQs judged in `judge` blocks of a liveclin file
 
     def created(self) -> dict[str, int]:
         written = [*self.new_cases, *(c for c, _, _ in self.changed)]
@@ -127,7 +129,9 @@ class _Plan:
             "question_sets": len(question_sets),
             "mcqs": sum(len(q.mcqs) for q in question_sets),
             "responses": len(self.responses),
-            "grader_decisions": len(self.decisions),
+            # A Judge file counts the MCQs it judged (each with a factual and a solvability verdict).
+            "grader_decisions": len(self.decisions) + sum(len(j.mcqs) for j, _, _ in self.judgements)
+            + self.embedded_judged,
             "revisions": len(self.changed),
         }
 
@@ -149,13 +153,20 @@ def release_import(
     user: AbstractBaseUser | None = None,
     dry_run: bool = False,
     progress: Progress | None = None,
+    case_reports: tuple[str, bytes] | None = None,
 ) -> ImportReport:
-    """Import one release file: all of it in one transaction, or nothing (status "refused")."""
+    """Import one release file: all of it in one transaction, or nothing (status "refused").
+
+    `case_reports` is a LiveClin side file (name, bytes) mapping record ids to source case reports;
+    the release's SHA-256 then covers both files."""
     started = time.monotonic()
     model_name = (model_name or "").strip()
     dataset_name = dataset_name.strip()
     release_label = (release_label or "").strip() or Path(file_name).stem
-    sha256 = hashlib.sha256(data).hexdigest()
+    digest = hashlib.sha256(data)
+    if case_reports is not None:
+        digest.update(b"\0case-reports\0" + case_reports[1])
+    sha256 = digest.hexdigest()
     report = ImportReport(
         status="dry-run" if dry_run else "imported", format=fmt, file_name=file_name, sha256=sha256,
         dataset=dataset_name, release_label=release_label, model_name=model_name,
@@ -170,17 +181,28 @@ def release_import(
         return report
 
     problems = _check_arguments(fmt, file_name, dataset_name, model_name)
+    # The names given with the file must fit their columns too: checked before anything is written.
+    problems += check_argument_lengths(file_name=file_name, dataset_name=dataset_name, release_label=release_label,
+                                       model_name=model_name,
+                                       grader_model=grader_model if fmt == ImportFormat.LIVEMEDBENCH_GRADES else "")
     if problems:
         return finish("refused", problems)
     if _same_file(fmt, sha256, dataset_name, model_name).exists():
         return finish("unchanged")
+    if fmt in OUTSIDE_FORMATS:  # judge scores / pairwise verdicts collected outside medreview
+        return outside_import(report, data, user=user, dry_run=dry_run, finish=finish)
 
     _notify(progress, "parse", 0, 1)
-    parsed = parse(fmt, data, file_name)
+    parsed = liveclin_import.parse_with_case_reports(fmt, data, file_name, case_reports)
     report.records = parsed.records
     _notify(progress, "parse", 1, 1)
     if parsed.issues:
         return finish("refused", parsed.issues)
+    # Values longer than their columns: the dry run refuses them too, so a validated file never
+    # fails at confirm with a DataError.
+    too_long = check_lengths(parsed, file_name)
+    if too_long:
+        return finish("refused", too_long)
 
     if dry_run:
         plan = _plan(parsed, Dataset.objects.filter(name=dataset_name).first(), fmt, model_name, file_name)
@@ -209,8 +231,11 @@ def release_import(
             report.release_id = release.pk
             if parsed.kind == "cases":
                 _write_cases(plan, dataset, release, progress)
+                report.grader_run_id = liveclin_import.write_embedded_judgements(parsed, dataset, release, grader_model)
             elif parsed.kind == "responses":
                 _write_responses(plan, release, model_name, progress)
+            elif parsed.kind == "judgements":
+                report.grader_run_id = _write_judgements(plan, release, grader_model, progress)
             else:
                 report.grader_run_id = _write_decisions(plan, release, model_name, grader_model, progress)
     except _Refused as refused:
@@ -248,7 +273,9 @@ def _fill(report: ImportReport, plan: _Plan) -> None:
 
 def _plan(parsed: ParseResult, dataset: Dataset | None, fmt: str, model_name: str, file_name: str) -> _Plan:
     if parsed.kind == "cases":
-        return _plan_cases(parsed, dataset)
+        plan = _plan_cases(parsed, dataset)
+        plan.embedded_judged = sum(len(j.mcqs) for j in parsed.judgements)
+        return plan
     plan = _Plan()
     if dataset is None or not Case.objects.filter(dataset=dataset).exists():
         name = dataset.name if dataset else "(new)"
@@ -259,6 +286,10 @@ def _plan(parsed: ParseResult, dataset: Dataset | None, fmt: str, model_name: st
     current = dict(Case.objects.filter(dataset=dataset).values_list("external_id", "current_revision_id"))
     if parsed.kind == "responses":
         return _plan_responses(parsed, dataset, current, model_name, file_name, plan)
+    if parsed.kind == "judgements":
+        errors, plan.judgements = liveclin_import.plan_judgements(parsed, dataset, current, file_name)
+        plan.errors.extend(errors)
+        return plan
     return _plan_decisions(parsed, dataset, current, model_name, file_name, plan)
 
 
@@ -462,6 +493,8 @@ def _insert_question_sets(written: list[tuple[ParsedCase, CaseRevision]]) -> Non
         QuestionSet(
             revision_id=rev.pk, scenario=c.question_set.scenario,
             scenario_images=c.question_set.scenario_images, scenario_tables=c.question_set.scenario_tables,
+            case_report=c.question_set.case_report, report_source=c.question_set.report_source,
+            captions=list(c.question_set.captions),
         )
         for c, rev in with_sets
     ])
@@ -497,86 +530,8 @@ def _write_decisions(
     return run_id
 
 
-# --- Browser imports -------------------------------------------------------------------------
-
-
-def import_job_create(
-    *,
-    user: AbstractBaseUser,
-    fmt: str,
-    data: bytes,
-    file_name: str,
-    dataset_name: str,
-    release_label: str,
-    model_name: str = "",
-    grader_model: str = DEFAULT_GRADER_MODEL,
-) -> ImportJob:
-    """Store the upload under MEDIA_ROOT and validate it (a dry run) so the admin sees the report
-    before confirming. One row is written, after the dry run; no lock needed."""
-    validation = release_import(
-        fmt=fmt, data=data, file_name=file_name, dataset_name=dataset_name, release_label=release_label,
-        model_name=model_name, grader_model=grader_model, user=user, dry_run=True,
-    )
-    job = ImportJob(
-        format=fmt, dataset_name=dataset_name, release_label=validation.release_label,
-        model_name=model_name, grader_model=grader_model, file_name=file_name,
-        sha256=validation.sha256, created_by=user, validation=validation.to_dict(),
-        status=ImportJob.Status.VALIDATED if validation.ok else ImportJob.Status.REFUSED,
-    )
-    job.file.save(Path(file_name).name or "upload", ContentFile(data), save=False)
-    job.save()
-    return job
-
-
-def import_job_confirm(*, job: ImportJob) -> bool:
-    """Queue a validated job. Returns False if it was not waiting for confirmation (e.g. a double
-    click): the compare-and-swap on status makes sure a job is queued once."""
-    # One row, claimed by a conditional UPDATE whose row count says whether we won.
-    with transaction.atomic():
-        moved = ImportJob.objects.filter(pk=job.pk, status=ImportJob.Status.VALIDATED).update(
-            status=ImportJob.Status.QUEUED
-        )
-        if moved:
-            from cases.tasks import run_import_job
-
-            transaction.on_commit(lambda: run_import_job.enqueue(job.pk))
-    return bool(moved)
-
-
-def import_job_run(*, job_id: int) -> str:
-    """Run a queued job (called by the worker). Progress is written to the job row between
-    stages; the writing itself is one transaction, so the page shows it as one step."""
-    claimed = ImportJob.objects.filter(pk=job_id, status=ImportJob.Status.QUEUED).update(
-        status=ImportJob.Status.RUNNING, stage="parse"
-    )
-    if not claimed:
-        return "skipped"
-    job = ImportJob.objects.get(pk=job_id)
-
-    def progress(stage: str, done: int, total: int) -> None:
-        # Inside the import's transaction an UPDATE would only become visible at commit.
-        if not transaction.get_connection().in_atomic_block:
-            ImportJob.objects.filter(pk=job_id).update(stage=stage, progress_done=done, progress_total=total)
-
-    try:
-        with job.file.open("rb") as handle:
-            data = handle.read()
-        report = release_import(
-            fmt=job.format, data=data, file_name=job.file_name, dataset_name=job.dataset_name,
-            release_label=job.release_label, model_name=job.model_name,
-            grader_model=job.grader_model or DEFAULT_GRADER_MODEL, user=job.created_by, progress=progress,
-        )
-    except Exception as exc:  # the worker must record the failure on the job, whatever it is
-        log.exception("import job %s failed", job_id)
-        ImportJob.objects.filter(pk=job_id).update(
-            status=ImportJob.Status.FAILED, stage="done", finished_at=timezone.now(),
-            report={"status": "failed", "errors": [{"file": job.file_name, "record": None, "field": None,
-                                                    "message": f"internal error: {exc.__class__.__name__}"}]},
-        )
-        return "failed"
-    ImportJob.objects.filter(pk=job_id).update(
-        status=ImportJob.Status.DONE if report.ok else ImportJob.Status.REFUSED,
-        stage="done", report=report.to_dict(), release_id=report.release_id, finished_at=timezone.now(),
-        progress_done=1, progress_total=1,
-    )
-    return report.status
+def _write_judgements(plan: _Plan, release: Release, grader_model: str, progress: Progress | None) -> int:
+    # Judge verdicts are grader output: `graders` registered this writer (cases never imports graders).
+    run_id = judgement_writer()(release=release, grader_model=grader_model, judgements=plan.judgements)
+    _notify(progress, "write", len(plan.judgements), len(plan.judgements))
+    return run_id

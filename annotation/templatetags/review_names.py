@@ -1,0 +1,25 @@
+"""Items named for people (issue 11): "Case LMB-0042", "Question set on case LMB-0042", never the
+internal key ("response:2") and never a model name (blinding)."""
+
+from django import template
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+
+from annotation.models import Item, ItemKind
+
+register = template.Library()
+
+# Translated when a title is made, in the reader's language.
+_KIND = {
+    ItemKind.CASE: gettext_noop("Case %(case)s"),
+    ItemKind.RESPONSE: gettext_noop("A response to case %(case)s"),
+    ItemKind.PAIR: gettext_noop("Two responses to case %(case)s"),
+    ItemKind.QUESTION_SET: gettext_noop("Question set on case %(case)s"),
+}
+
+
+@register.filter(name="item_title")
+def item_title(item: Item) -> str:
+    """Needs `item.revision.case` loaded (the rater queue and rating page select it)."""
+    case = item.revision.case.external_id if item.revision_id else ""
+    return _(_KIND.get(item.kind, gettext_noop("Item %(case)s"))) % {"case": case or item.key}

@@ -1,0 +1,62 @@
+"""dev.py as a new user meets it (issue 9): its children die with it however it ends, and a busy
+port is one clear line instead of three tracebacks."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie (exited, not yet reaped by init) counts as gone.
+    status = Path(f"/proc/{pid}/status")
+    return not (status.exists() and "State:\tZ" in status.read_text())
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux-only")
+def test_a_child_dies_when_dev_py_is_killed() -> None:
+    parent = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import os, sys, time
+        sys.path.insert(0, {str(ROOT)!r})
+        import dev
+        child = dev._child(sys.executable, "-c", "import time; time.sleep(60)", env=dict(os.environ))
+        print(child.pid, flush=True)
+        time.sleep(60)
+    """)], stdout=subprocess.PIPE, text=True)
+    child_pid = int(parent.stdout.readline())
+    assert alive(child_pid)
+    parent.send_signal(signal.SIGKILL)  # no cleanup code runs in dev.py
+    parent.wait(timeout=10)
+    deadline = time.monotonic() + 10
+    while alive(child_pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(child_pid)
+
+
+def test_a_busy_port_is_one_clear_line() -> None:
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "dev.py", "demo"], cwd=ROOT, capture_output=True, text=True, timeout=300,
+            env={**os.environ, "MEDREVIEW_ADDR": f"127.0.0.1:{port}"},
+        )
+    assert done.returncode != 0
+    assert "Traceback" not in done.stderr
+    assert f"127.0.0.1:{port} is already in use" in done.stderr
+    assert "MEDREVIEW_ADDR" in done.stderr
