@@ -98,9 +98,12 @@ def test_an_edit_after_submitting_is_what_the_inspector_sees_as_first_round(
     page.wait_for_url(re.compile(rf"/review/assignments/{mine.pk}/$"))
     expect(page.locator("#submit-rating")).to_contain_text("Save changes")
     page.locator("#field-0 .choice", has_text="Poor").click()
-    page.locator("#submit-rating").click()
+    # Wait for the server's answer to this submit itself: a message already on the page (from the
+    # undo) must not count as the edit having been saved.
+    with page.expect_response(lambda r: r.request.method == "POST" and f"/assignments/{mine.pk}/" in r.url
+                              and "/draft/" not in r.url):
+        page.locator("#submit-rating").click()
     page.wait_for_load_state("domcontentloaded")
-    page.wait_for_function(f"!location.pathname.endsWith('/assignments/{mine.pk}/') || document.querySelector('.messages')")
     assert Rating.objects.get(assignment=mine, field_key="").label == "0"
 
     inspector_page = new_page()
