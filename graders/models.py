@@ -303,12 +303,38 @@ class JobStatus(models.TextChoices):
     FAILED = "failed", "Failed"
 
 
+class JobProgress:
+    """Progress and cost of a background job over OpenAI-compatible calls (grading, translation):
+    derived from the counters and prices its model stores, so both kinds show them alike."""
+
+    done: int
+    total: int
+    status: str
+    input_tokens: int
+    output_tokens: int
+    price_input_per_1k: Decimal | None
+    price_output_per_1k: Decimal | None
+
+    @property
+    def estimated_cost(self) -> Decimal | None:
+        """Cost of the tokens used so far, or None when the endpoint has no prices."""
+        if self.price_input_per_1k is None and self.price_output_per_1k is None:
+            return None
+        cost = Decimal(self.input_tokens) * (self.price_input_per_1k or 0) / 1000
+        cost += Decimal(self.output_tokens) * (self.price_output_per_1k or 0) / 1000
+        return cost.quantize(Decimal("0.0001"))
+
+    @property
+    def percent(self) -> int:
+        return int(100 * self.done / self.total) if self.total else (100 if self.status == JobStatus.DONE else 0)
+
+
 class GradingJobQuerySet(models.QuerySet["GradingJob"]):
     def active(self) -> "GradingJobQuerySet":
         return self.filter(status__in=GradingJob.ACTIVE_STATES)
 
 
-class GradingJob(models.Model):
+class GradingJob(JobProgress, models.Model):
     """One grader applied to a selection; writes into exactly one GraderRun (resume continues it)."""
 
     ACTIVE_STATES = (JobStatus.QUEUED, JobStatus.RUNNING, JobStatus.CANCELLING)
@@ -357,19 +383,6 @@ class GradingJob(models.Model):
 
     def __str__(self) -> str:
         return f"Job {self.pk}: {self.config} on {self.selection_label}"
-
-    @property
-    def estimated_cost(self) -> Decimal | None:
-        """Cost of the tokens used so far, or None when the grader has no prices."""
-        if self.price_input_per_1k is None and self.price_output_per_1k is None:
-            return None
-        cost = Decimal(self.input_tokens) * (self.price_input_per_1k or 0) / 1000
-        cost += Decimal(self.output_tokens) * (self.price_output_per_1k or 0) / 1000
-        return cost.quantize(Decimal("0.0001"))
-
-    @property
-    def percent(self) -> int:
-        return int(100 * self.done / self.total) if self.total else (100 if self.status == JobStatus.DONE else 0)
 
     @property
     def is_stale(self) -> bool:
@@ -447,7 +460,7 @@ class GradingRunnerSlot(models.Model):
 
 
 
-class TranslationJob(models.Model):
+class TranslationJob(JobProgress, models.Model):
     """A machine-translation job: a release's or a study's case text translated through an
     OpenAI-compatible endpoint into `cases.TextTranslation` rows (graders/translation.py, docs/i18n.md).
     The key is read from the environment variable named here and never stored."""
@@ -490,15 +503,3 @@ class TranslationJob(models.Model):
 
     def __str__(self) -> str:
         return f"Translation job {self.pk}: {self.selection_label} -> {self.language}"
-
-    @property
-    def estimated_cost(self) -> Decimal | None:
-        if self.price_input_per_1k is None and self.price_output_per_1k is None:
-            return None
-        cost = Decimal(self.input_tokens) * (self.price_input_per_1k or 0) / 1000
-        cost += Decimal(self.output_tokens) * (self.price_output_per_1k or 0) / 1000
-        return cost.quantize(Decimal("0.0001"))
-
-    @property
-    def percent(self) -> int:
-        return int(100 * self.done / self.total) if self.total else (100 if self.status == JobStatus.DONE else 0)
