@@ -9,12 +9,10 @@ from cases.exporters.base import CaseDecision, CurationRules, dump_json
 from cases.exporters.rules import decide_rubric_case, rubric_counts
 from cases.exporters.writer import (
     Writer,
-    add_review_keys,
     criterion_dict,
-    curated_items,
     iso_time,
     put,
-    raw_list,
+    rubric_record,
 )
 from cases.importers.base import ParsedCase
 
@@ -33,11 +31,7 @@ def build_record(case: ParsedCase) -> dict[str, Any]:
 
 
 def record(decision: CaseDecision, rules: CurationRules, curation: str) -> dict[str, Any]:
-    case = decision.case
-    items = raw_list(case, "criteria")
-    rec = dict(case.raw) if items is not None else build_record(case)
-    rec["criteria"] = curated_items(items if items is not None else rec["criteria"], decision)
-    return add_review_keys(rec, decision, rules, curation)
+    return rubric_record(decision, rules, curation, key="criteria", build=build_record)
 
 
 WRITER = Writer(

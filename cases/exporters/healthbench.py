@@ -9,7 +9,7 @@ from typing import Any
 
 from cases.exporters.base import CaseDecision, CurationRules, dump_jsonl
 from cases.exporters.rules import decide_rubric_case, rubric_counts
-from cases.exporters.writer import Writer, add_review_keys, curated_items, raw_list
+from cases.exporters.writer import Writer, rubric_record
 from cases.importers.base import ParsedCase
 
 
@@ -20,11 +20,7 @@ def build_record(case: ParsedCase) -> dict[str, Any]:
 
 
 def record(decision: CaseDecision, rules: CurationRules, curation: str) -> dict[str, Any]:
-    case = decision.case
-    items = raw_list(case, "rubrics")
-    rec = dict(case.raw) if items is not None else build_record(case)
-    rec["rubrics"] = curated_items(items if items is not None else rec["rubrics"], decision)
-    return add_review_keys(rec, decision, rules, curation)
+    return rubric_record(decision, rules, curation, key="rubrics", build=build_record)
 
 
 WRITER = Writer(

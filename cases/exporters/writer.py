@@ -83,6 +83,22 @@ def add_review_keys(record: dict[str, Any], decision: CaseDecision, rules: Curat
     return record
 
 
+def rubric_record(
+    decision: CaseDecision,
+    rules: CurationRules,
+    curation: str,
+    *,
+    key: str,
+    build: Callable[[ParsedCase], dict[str, Any]],
+) -> dict[str, Any]:
+    """A rubric benchmark's record: the imported record as it was (unknown keys survive) or, when
+    it cannot be reused, one rebuilt by `build`; its rubric list under `key` curated, review keys added."""
+    items = raw_list(decision.case, key)
+    rec = dict(decision.case.raw) if items is not None else build(decision.case)
+    rec[key] = curated_items(items if items is not None else rec[key], decision)
+    return add_review_keys(rec, decision, rules, curation)
+
+
 def iso_time(case: ParsedCase) -> str | None:
     return case.post_time.isoformat() if case.post_time else None
 
