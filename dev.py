@@ -5,7 +5,8 @@
     python3 dev.py manage   run a manage.py command in development mode (DEBUG on), e.g.
                             python3 dev.py manage import_cases generic demo/data/generic_cases.json
     python3 dev.py test     install test dependencies and run the whole test suite
-    python3 dev.py lint     ruff, import-linter layering contracts, radon (no D), module size (<= 600 lines)
+    python3 dev.py lint     ruff, import-linter contracts, radon (no D), module size (<= 600 lines),
+                            package size (<= 15 modules at a package's top level)
 
 DATABASE_URL selects the database (default: SQLite file db.sqlite3).
 """
@@ -119,12 +120,31 @@ def test(args: list[str]) -> int:
     return subprocess.run([str(PY), "-m", "pytest", *args], cwd=ROOT).returncode
 
 
-APPS = ("medreview", "accounts", "cases", "annotation", "graders", "agreement", "demo", "devtools")
+APPS = ("medreview", "accounts", "cases", "annotation", "graders", "agreement", "liveclin", "demo", "devtools")
 MAX_MODULE_LINES = 600
+# A folder's contents fit in one look (docs/architecture.md): past this, group modules into packages.
+MAX_PACKAGE_MODULES = 15
+
+
+def size_problems(root: Path = ROOT) -> list[str]:
+    """Modules over MAX_MODULE_LINES lines and packages holding over MAX_PACKAGE_MODULES modules at
+    their top level (migrations excepted: Django numbers them)."""
+    problems = []
+    for app in (app for app in APPS if (root / app).is_dir()):
+        for path in sorted((root / app).rglob("*.py")):
+            lines = len(path.read_text(encoding="utf-8").splitlines())
+            if "migrations" not in path.parts and lines > MAX_MODULE_LINES:
+                problems.append(f"{path.relative_to(root)}: {lines} lines (> {MAX_MODULE_LINES}); grow it into a package")
+        for package in sorted({p.parent for p in (root / app).rglob("__init__.py")}):
+            modules = sorted(package.glob("*.py"))
+            if "migrations" not in package.parts and len(modules) > MAX_PACKAGE_MODULES:
+                problems.append(f"{package.relative_to(root)}/: {len(modules)} modules at its top level "
+                                f"(> {MAX_PACKAGE_MODULES}); group them into packages along their seams")
+    return problems
 
 
 def lint() -> int:
-    """ruff, the layering contracts (docs/architecture.md), and the size rules of the house style."""
+    """ruff, the import contracts (docs/architecture.md), and the size rules of the house style."""
     ensure_venv("test")
     failed = subprocess.run([str(PY), "-m", "ruff", "check", "."], cwd=ROOT).returncode != 0
     failed |= subprocess.run([str(VENV / "bin" / "lint-imports")], cwd=ROOT).returncode != 0
@@ -136,12 +156,10 @@ def lint() -> int:
     if complex_.strip():
         print("Functions graded D or worse by radon (split them along their seams):\n" + complex_)
         failed = True
-    for app in apps:
-        for path in sorted((ROOT / app).rglob("*.py")):
-            lines = len(path.read_text(encoding="utf-8").splitlines())
-            if "migrations" not in path.parts and lines > MAX_MODULE_LINES:
-                print(f"{path.relative_to(ROOT)}: {lines} lines (> {MAX_MODULE_LINES}); grow it into a package")
-                failed = True
+    problems = size_problems()
+    for problem in problems:
+        print(problem)
+    failed |= bool(problems)
     return 1 if failed else 0
 
 

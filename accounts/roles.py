@@ -1,6 +1,9 @@
 """Who may do what. The role lives on accounts.Profile; superusers count as admins."""
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.http import HttpRequest
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
 
 from accounts.models import Rank, Role
 
@@ -44,3 +47,14 @@ def rank_at_least(user: AnyUser, rank: str) -> bool:
     profile = getattr(user, "profile", None)
     have = profile.rank if profile is not None else ""
     return have in RANK_ORDER and RANK_ORDER.index(have) >= RANK_ORDER.index(rank)
+
+
+# The role as the top bar names it, in the interface language.
+ROLE_NAMES = {"physician": _("physician"), "inspector": _("inspector"), "researcher": _("researcher"),
+              "admin": _("admin")}
+
+
+def role_context(request: HttpRequest) -> dict[str, str | Promise | None]:
+    """Template context processor: the signed-in user's role and its name for the top bar."""
+    role = user_role(request.user)
+    return {"role": role, "role_name": ROLE_NAMES.get(role or "", role)}

@@ -12,10 +12,24 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
+from rest_framework.permissions import BasePermission, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.views import APIView
 
 from accounts.roles import AnyUser, is_researcher
 from annotation.models import Study
 from cases.models import Release
+
+
+class IsReportReader(BasePermission):
+    message = "Agreement reports are for researchers and admins."
+
+    def has_permission(self, request: Request, view: APIView) -> bool:
+        return is_researcher(request.user)
+
+
+#: The API's permission classes for every report endpoint.
+PERMISSIONS = [IsAuthenticated, IsReportReader]
 
 
 def require_report_reader(user: AnyUser) -> None:

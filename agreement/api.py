@@ -8,27 +8,22 @@ from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.exceptions import ValidationError
-from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.roles import is_researcher
 from agreement import exports
-from agreement.access import access_release_for_report, access_studies_for_report, access_study_for_report
+from agreement.access import (
+    PERMISSIONS,
+    access_release_for_report,
+    access_studies_for_report,
+    access_study_for_report,
+)
 from agreement.reports import cached_report
+from agreement.reports.tables.translation import report_as_dict, translation_consistency_report
 from agreement.selectors import Selection
 from agreement.serializers import ReportQuerySerializer, ReportSerializer, StudySummarySerializer
 
-
-class IsReportReader(BasePermission):
-    message = "Agreement reports are for researchers and admins."
-
-    def has_permission(self, request: Request, view: APIView) -> bool:
-        return is_researcher(request.user)
-
-
-PERMISSIONS = [IsAuthenticated, IsReportReader]
 FORMAT_PARAMETER = OpenApiParameter("fmt", str, OpenApiParameter.PATH, enum=list(exports.FORMATS),
                                     description="csv = zip of one CSV per table; xlsx; json; tex (booktabs)")
 
@@ -148,3 +143,14 @@ class ReleaseExportAPI(APIView):
     def get(self, request: Request, pk: int, fmt: str) -> HttpResponse:
         release = access_release_for_report(request.user, pk)
         return _file(_selection(request, release_id=release.pk), fmt)
+
+
+class TranslationConsistencyAPI(APIView):
+    """Consistency rate (95% Wilson CI) pooled, per rater pseudonym and per field type; AC1 between raters."""
+
+    permission_classes = PERMISSIONS
+
+    @extend_schema(responses=OpenApiTypes.OBJECT)
+    def get(self, request: Request, pk: int) -> Response:
+        study = access_study_for_report(request.user, pk)
+        return Response({"study": study.pk, **report_as_dict(translation_consistency_report(study))})

@@ -1,8 +1,6 @@
 from django.urls import path
 
 from agreement import api
-from agreement.api_translation import TranslationConsistencyAPI
-from agreement.quality_check import api as quality_api
 
 app_name = "agreement_api"
 
@@ -11,13 +9,10 @@ urlpatterns = [
     path("studies/<int:pk>/", api.StudyReportAPI.as_view(), name="study_report"),
     path("studies/<int:pk>/export/<str:fmt>/", api.StudyExportAPI.as_view(), name="study_export"),
     path("studies/<int:pk>/labels/", api.StudyLabelsAPI.as_view(), name="study_labels"),
-    path("studies/<int:pk>/translation-consistency/", TranslationConsistencyAPI.as_view(),
+    path("studies/<int:pk>/translation-consistency/", api.TranslationConsistencyAPI.as_view(),
          name="study_translation_consistency"),
     path("studies/<int:pk>/report.pdf", api.StudyReportPDFAPI.as_view(), name="study_pdf"),
     path("releases/<int:pk>/", api.ReleaseReportAPI.as_view(), name="release_report"),
     path("releases/<int:pk>/export/<str:fmt>/", api.ReleaseExportAPI.as_view(), name="release_export"),
-    path("releases/<int:pk>/quality/", quality_api.ReleaseQualityAPI.as_view(), name="release_quality"),
-    path("releases/<int:pk>/validated/", quality_api.ReleaseValidatedExportAPI.as_view(), name="release_validated_export"),
-    path("studies/<int:pk>/team/", quality_api.StudyTeamAPI.as_view(), name="study_team"),
     path("releases/<int:pk>/report.pdf", api.ReleaseReportPDFAPI.as_view(), name="release_pdf"),
 ]

@@ -21,7 +21,7 @@ import pandas as pd
 from agreement.charts import chart_figures, chart_files
 from agreement.reports import Report, Table, software_version
 from agreement.selectors import RAW_LABEL_COLUMNS, Selection, raw_label_rows
-from medreview.tabular import spreadsheet_safe
+from medreview.text.tabular import spreadsheet_safe
 
 FORMATS = {
     "csv": ("application/zip", "zip"),

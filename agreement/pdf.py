@@ -18,8 +18,8 @@ matplotlib.use("Agg")
 from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from agreement.presentation import compact  # noqa: E402
 from agreement.reports import Report, Table, software_version  # noqa: E402
+from agreement.reports.presentation import compact
 
 A4 = (8.27, 11.69)
 ROWS_PER_PAGE = 32

@@ -19,14 +19,15 @@ from agreement.access import (
 )
 from agreement.charts import available_charts, cached_chart
 from agreement.forms import ReportFilterForm
-from agreement.presentation import compact
 from agreement.reports import Report, Table, cached_report
+from agreement.reports.presentation import compact
+from agreement.reports.tables.translation import report_as_dict, translation_consistency_report
 from agreement.selectors import Selection, study_models
 
 
 def display_table(table: Table) -> dict[str, Any]:
     """A table as the page shows it: human headers, each value with its CI and p in one cell
-    (`agreement.presentation`), so nothing needs sideways scrolling at 1280 px."""
+    (`agreement.reports.presentation`), so nothing needs sideways scrolling at 1280 px."""
     heads, rows, shown = compact(table.frame)
     return {"key": table.key, "title": table.title, "note": table.note, "columns": heads, "rows": rows,
             "wide": len(shown) > 9}
@@ -197,3 +198,10 @@ def study_labels(request: HttpRequest, pk: int) -> StreamingHttpResponse:
 def release_labels(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     release = access_release_for_report(request.user, pk)
     return _labels_response(Selection(release_id=release.pk), f"labels-release{release.pk}.csv")
+
+
+# The translation-consistency report page of a study (LiveClin Appendix H; docs/i18n.md).
+def study_translation_consistency(request: HttpRequest, pk: int) -> HttpResponse:
+    study = access_study_for_report(request.user, pk)
+    report = report_as_dict(translation_consistency_report(study))
+    return render(request, "agreement/translation_consistency.html", {"study": study, "report": report})

@@ -76,7 +76,7 @@ def _seed(n_items: int, n_physicians: int) -> tuple[int, dict[str, str]]:
 
     from accounts.models import Profile, Role
     from annotation.models import StudyMember
-    from annotation.services import ItemSelection, study_add_members, study_create, study_start
+    from annotation.studies.services import ItemSelection, study_add_members, study_create, study_start
     from cases.models import Case, CaseRevision, Dataset, Release, RubricCriterion
 
     dataset = Dataset.objects.create(name="QueueBench")

@@ -87,8 +87,8 @@ def _seed() -> list[str]:
     from django.contrib.auth import get_user_model
 
     from accounts.models import Profile
-    from annotation import services
     from annotation.models import Study, StudyMember
+    from annotation.studies.services import ItemSelection, study_add_members, study_create, study_start
 
     User = get_user_model()
     admin = User.objects.get(username="admin1")
@@ -100,15 +100,15 @@ def _seed() -> list[str]:
         raters.append(user)
     names = []
     for demo in Study.objects.filter(name__startswith="Demo: ").order_by("pk"):
-        study = services.study_create(
+        study = study_create(
             name=demo.name.replace("Demo: ", "Bench: "), created_by=admin,
             task_slugs=list(demo.tasks.values_list("slug", flat=True)),
-            selection=services.ItemSelection(**{k: v for k, v in demo.selection.items()
+            selection=ItemSelection(**{k: v for k, v in demo.selection.items()
                                                 if k in {"kind", "dataset"}}),
             raters_per_item=len(raters), seed=16,
         )
-        services.study_add_members(study=study, users=raters, role=StudyMember.Role.RATER, actor=admin)
-        services.study_start(study=study, actor=admin)
+        study_add_members(study=study, users=raters, role=StudyMember.Role.RATER, actor=admin)
+        study_start(study=study, actor=admin)
         names.append(study.name)
     return names
 

@@ -6,7 +6,8 @@ value for MEDREVIEW_GRADER_KEY_DEMO (the fake server accepts every key).
 
 from typing import TextIO
 
-from graders import prompts, services
+from graders import services
+from graders.kinds import prompts
 from graders.models import GraderConfig, GraderKind
 
 DEMO_BASE_URL = "http://127.0.0.1:8765/v1"

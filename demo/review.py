@@ -22,16 +22,11 @@ from annotation.catalogue import (
     NARRATIVE_QUALITY,
     PAIRWISE_PREFERENCE,
 )
+from annotation.fields import Field, item_fields
 from annotation.models import Assignment, Study, StudyMember
-from annotation.selectors import Field, item_fields
-from annotation.services import (
-    ItemSelection,
-    assignment_claim_next,
-    rating_submit,
-    study_add_members,
-    study_create,
-    study_start,
-)
+from annotation.rating.services.queue import assignment_claim_next
+from annotation.rating.services.ratings import rating_submit
+from annotation.studies.services import ItemSelection, study_add_members, study_create, study_start
 from graders.models import GraderDecision
 
 GUIDELINES = """Rate each item independently; you will not see the other physician's labels.

@@ -7,7 +7,7 @@ from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Study
 from cases.models import Dataset, Release
-from graders import prompts
+from graders.kinds import prompts
 from graders.models import GraderConfig, GraderKind
 
 

@@ -4,7 +4,7 @@ Grader output (`GraderRun` with its `GraderDecision`, `JudgeScore` and `Pairwise
 written alike by imported `livemedbench-grades` files and by grading jobs, so the agreement reports
 read both the same way; its tables were created by `cases` and keep their names. This app also keeps
 how a grader is called (`GraderConfig`, immutable `PromptTemplate` versions) and how far a job got
-(`GradingJob`, `GradingChunk`, `GradingRunnerSlot`; see graders/services.py and graders/runner.py).
+(`GradingJob`, `GradingChunk`, `GradingRunnerSlot`; see graders/services.py and graders/jobs/runner.py).
 """
 
 import os
@@ -20,7 +20,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from cases.models import ModelResponse, QuestionSet, Release, RubricCriterion
-from graders.policy import check_grader_target
+from graders.endpoints.policy import check_grader_target
 
 
 class GraderKind(models.TextChoices):
@@ -408,7 +408,7 @@ class GradingJob(JobProgress, models.Model):
 class GradingChunk(models.Model):
     """A slice of a job's work units that one runner claims at a time.
 
-    `units` are unit keys (see graders.units). A chunk claimed by a runner that stopped reporting is
+    `units` are unit keys (see graders.jobs.units). A chunk claimed by a runner that stopped reporting is
     taken over by another runner or on resume; stored decisions are never asked again.
     """
 
@@ -462,7 +462,7 @@ class GradingRunnerSlot(models.Model):
 
 class TranslationJob(JobProgress, models.Model):
     """A machine-translation job: a release's or a study's case text translated through an
-    OpenAI-compatible endpoint into `cases.TextTranslation` rows (graders/translation.py, docs/i18n.md).
+    OpenAI-compatible endpoint into `cases.TextTranslation` rows (graders/translation/services.py, docs/i18n.md).
     The key is read from the environment variable named here and never stored."""
 
     ACTIVE_STATES = (JobStatus.QUEUED, JobStatus.RUNNING, JobStatus.CANCELLING)

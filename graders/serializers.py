@@ -6,7 +6,7 @@ from rest_framework import serializers
 
 from annotation.models import Study
 from cases.models import Dataset, Release
-from graders import prompts
+from graders.kinds import prompts
 from graders.models import ENV_NAME_RE, GraderConfig, GradingJob
 
 

@@ -1,5 +1,5 @@
 """Writes of the graders app: prompt versions, grader configs, and the life cycle of grading jobs
-(create, cancel, resume, retry). How a job runs is in `graders/runner.py`; the worker's entry point is
+(create, cancel, resume, retry). How a job runs is in `graders/jobs/runner.py`; the worker's entry point is
 `graders/tasks.py`. Imports go services -> tasks -> runner, never back, so none of them form a cycle.
 
 A job is planned here: every work unit of the selection, split into `GradingChunk`s, and `parallel_tasks`
@@ -15,7 +15,9 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from graders import prompts, question_set_judge
+from graders.jobs.runner import answer_models, reconcile
+from graders.jobs.units import all_units, selection_label, selection_responses
+from graders.kinds import prompts, question_set_judge
 from graders.models import (
     GraderConfig,
     GraderKind,
@@ -28,8 +30,6 @@ from graders.models import (
     PromptTemplate,
     Verdict,
 )
-from graders.runner import answer_models, reconcile
-from graders.units import all_units, selection_label, selection_responses
 from medreview.errors import ConflictError
 
 UNITS_PER_THREAD = 16  # chunk size = threads x this, so a chunk's tail wastes at most 1/16 of it
@@ -139,7 +139,7 @@ def _enqueue_runners(job_id: int, count: int) -> None:
     for _ in range(count):
         grading_job_run.enqueue(job_id)
     # A watch follows the job while it is active, so a runner whose worker dies is replaced by
-    # whichever worker is alive (graders/healing.py); no one has to press Resume.
+    # whichever worker is alive (graders/jobs/healing.py); no one has to press Resume.
     schedule_watch(job_id)
 
 

@@ -1,12 +1,12 @@
 """Background tasks (django-tasks): workers run them with `manage.py db_worker --queue-name grading`.
 
-`graders.services` enqueues these on commit; they call `graders.runner`, which never imports either.
+`graders.services` enqueues these on commit; they call `graders.jobs.runner`, which never imports either.
 """
 
 from django.utils import timezone
 from django_tasks import DEFAULT_TASK_BACKEND_ALIAS, TaskContext, task, task_backends
 
-from graders import healing, runner
+from graders.jobs import healing, runner
 
 
 @task(queue_name="grading", takes_context=True)

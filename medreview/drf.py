@@ -9,11 +9,21 @@ from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import status
+from rest_framework.authentication import SessionAuthentication
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
+from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from medreview.authentication import ProfileTokenAuthentication
 from medreview.errors import ConflictError
+
+
+class TokenFirstAPIView(APIView):
+    """Base of the review APIs: token authentication first, so that a missing or bad token answers
+    401 with a WWW-Authenticate header (the session still works for the browser)."""
+
+    authentication_classes = [ProfileTokenAuthentication, SessionAuthentication]
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:

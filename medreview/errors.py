@@ -11,3 +11,8 @@ from django.core.exceptions import ValidationError
 
 class ConflictError(ValidationError):
     """The object's current state forbids the action; retrying the same request will not help."""
+
+
+def error_messages(exc: ValidationError) -> list[str]:
+    """A service error's messages, for a page to show (form errors or flash messages)."""
+    return [str(message) for message in exc.messages]

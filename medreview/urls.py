@@ -5,11 +5,13 @@ from django.urls import include, path
 from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from accounts.views_language import set_language
+from accounts.language.views import set_language
+from accounts.views import home
+from liveclin import urls as liveclin_urls
 from medreview import views
 
 urlpatterns = [
-    path("", views.home, name="home"),
+    path("", home, name="home"),
     path("healthz", views.healthz, name="healthz"),
     path("accounts/login/", auth_views.LoginView.as_view(extra_context={"oidc_enabled": settings.OIDC_ENABLED}),
          name="login"),
@@ -21,10 +23,12 @@ urlpatterns = [
     path("data/", include("cases.urls")),
     path("review/", include("annotation.urls")),
     path("reports/", include("agreement.urls")),
+    path("reports/", include((liveclin_urls.urlpatterns, "liveclin"))),
     path("graders/", include("graders.urls")),
     path("api/cases/", include("cases.api_urls")),
     path("api/review/", include("annotation.api_urls")),
     path("api/reports/", include("agreement.api_urls")),
+    path("api/reports/", include((liveclin_urls.api_urlpatterns, "liveclin_api"))),
     path("api/graders/", include("graders.api_urls")),
     path("api/accounts/", include("accounts.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),

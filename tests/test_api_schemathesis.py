@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import response_schema_conformance
 
-from annotation.services import assignment_claim_next
+from annotation.rating.services.queue import assignment_claim_next
 from tests.annotation.builders import make_cases, running_study
 from tests.conftest import make_user
 from tests.factories import make_response

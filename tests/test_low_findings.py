@@ -8,7 +8,7 @@ from django.conf import settings as django_settings
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation import services
+from annotation.rating.services.queue import assignment_claim_next
 from tests.annotation.builders import labels_for, make_cases, running_study
 from tests.conftest import login
 
@@ -20,7 +20,7 @@ TOO_MANY = 2**31  # PositiveIntegerField holds up to 2^31 - 1 on PostgreSQL
 def claimed(admin, physician_a):
     make_cases(1)
     study = running_study(admin, raters=[physician_a], tasks=["narrative-quality"], raters_per_item=1)
-    return services.assignment_claim_next(study=study, rater=physician_a)
+    return assignment_claim_next(study=study, rater=physician_a)
 
 
 def api_for(user) -> APIClient:

@@ -180,3 +180,23 @@ def test_the_migrations_ship_the_catalogue_exactly() -> None:
             task_def.name, task_def.scale.slug, task_def.target, task_def.item_kind, list(task_def.axes),
             task_def.instructions, task_def.requires_explanation, task_def.shows_privileged_source, task_def.order,
         )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_points_translation_tasks_queued_before_the_move_at_their_new_module() -> None:
+    """Issue 19 moved `graders.translation_tasks` into `graders/translation/`; a task queued before
+    (stored with its module path) still runs after the upgrade."""
+    old, new = "graders.translation_tasks.translation_job_task", "graders.translation.tasks.translation_job_task"
+    try:
+        _migrate([("graders", "0005_translation_jobs")])
+        from django_tasks_db.models import DBTaskResult
+
+        queued = DBTaskResult.objects.create(task_path=old, args_kwargs={"args": [1], "kwargs": {}},
+                                             queue_name="grading", backend_name="default")
+        _migrate([("graders", "0006_translation_task_moved")])
+        assert DBTaskResult.objects.get(pk=queued.pk).task_path == new
+    finally:
+        _migrate_to_latest()
+    from django.utils.module_loading import import_string
+
+    assert import_string(new).name == "translation_job_task"

@@ -9,11 +9,12 @@ Labels used: first-round ratings only (`Rating.round == 1`, the independent labe
 any inspection). Later rounds and final labels never enter a statistic; the report counts them.
 Raters appear only under `Profile.pseudonym`.
 
-Modules, one per table family: ``base`` (conventions, `Table`, `LabelData`, `Report`), ``loading``
-(the database reads), ``arrays`` (physician and grader arrays shared by several tables),
-``data_quality`` (Table 1, approval), ``per_rater``, ``grader_reliability`` (Table 2), ``ranking``
-(ClinConsensus Table 15), ``expert_groups``, ``position_bias``, ``strata`` (stratification helpers),
-``build`` (`build_report`), ``cache`` (cached reports; cached charts are `agreement.charts.cached_chart`). Import from the package.
+Modules: ``base`` (conventions, `Table`, `LabelData`, `Report`), ``loading`` (the database reads),
+``arrays`` (physician and grader arrays shared by several tables), ``tables/`` (one module per table
+family: Table 1, Table 2, ranking, expert groups, coverage, MEDIC, position bias, translation),
+``strata`` (stratification helpers), ``build`` (`build_report`), ``cache`` (cached reports; cached
+charts are `agreement.charts.cached_chart`), ``presentation`` (human headers and compact cells for the
+page, XLSX and PDF). Import from the package.
 """
 
 from __future__ import annotations
@@ -49,12 +50,12 @@ from agreement.reports.cache import (
     labels_fingerprint,
     report_for_fingerprint,
 )
-from agreement.reports.data_quality import _coded_task_matrix, data_quality_tables
-from agreement.reports.expert_groups import expert_group_tables, group_labels
-from agreement.reports.grader_reliability import grader_reliability_tables
 from agreement.reports.loading import load_labels
-from agreement.reports.per_rater import _per_rater_rows
-from agreement.reports.position_bias import position_bias_table
+from agreement.reports.tables.data_quality import _coded_task_matrix, data_quality_tables
+from agreement.reports.tables.expert_groups import expert_group_tables, group_labels
+from agreement.reports.tables.grader_reliability import grader_reliability_tables
+from agreement.reports.tables.per_rater import _per_rater_rows
+from agreement.reports.tables.position_bias import position_bias_table
 
 __all__ = [
     "CONSENSUS",

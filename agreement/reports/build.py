@@ -6,14 +6,14 @@ import datetime as dt
 from typing import Any
 
 from agreement.reports.base import LabelData, Report, Table
-from agreement.reports.coverage import coverage_calibration_tables, coverage_tables, coverage_tau
-from agreement.reports.data_quality import data_quality_tables
-from agreement.reports.expert_groups import expert_group_tables
-from agreement.reports.grader_reliability import grader_reliability_tables
 from agreement.reports.loading import load_labels
-from agreement.reports.medic import medic_tables
-from agreement.reports.position_bias import position_bias_table
 from agreement.reports.strata import _stratified
+from agreement.reports.tables.coverage import coverage_calibration_tables, coverage_tables, coverage_tau
+from agreement.reports.tables.data_quality import data_quality_tables
+from agreement.reports.tables.expert_groups import expert_group_tables
+from agreement.reports.tables.grader_reliability import grader_reliability_tables
+from agreement.reports.tables.medic import medic_tables
+from agreement.reports.tables.position_bias import position_bias_table
 from agreement.selectors import (
     Selection,
 )

@@ -7,7 +7,7 @@ import django.utils.timezone
 from django.conf import settings
 from django.db import migrations, models
 
-from annotation.audit import GENESIS_HASH, event_hash, timestamp
+from annotation.models.chain import GENESIS_HASH, event_hash, timestamp
 
 BATCH = 2000
 

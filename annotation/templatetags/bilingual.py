@@ -1,5 +1,5 @@
 """`{% bilingual text_view key text %}`: one field of case text in its own language, beside its
-translation when the rater's study shows both (annotation.text_display). Every block carries its
+translation when the rater's study shows both (annotation.rating.text_display). Every block carries its
 own `lang`, so Chinese never inherits the page's `lang="en"` (fonts, screen readers)."""
 
 from __future__ import annotations
@@ -8,13 +8,13 @@ from typing import Any
 
 from django import template
 
-from annotation.i18n import axis_label
-from annotation.text_display import TextView
+from annotation.fields import axis_label
+from annotation.rating.text_display import TextView
 
 register = template.Library()
 
 
-@register.inclusion_tag("annotation/_bilingual.html")
+@register.inclusion_tag("rating/_bilingual.html")
 def bilingual(text_view: TextView | None, key: str, text: str, language: str = "", css: str = "") -> dict[str, Any]:
     original_language = language or (text_view.original_language if text_view else "")
     translation = text_view.translation(key) if text_view else None

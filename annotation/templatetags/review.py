@@ -4,11 +4,11 @@ from typing import Any
 
 from django import template
 
-from medreview.safe_html import http_url, markdown_to_safe_html
+from medreview.text.safe_html import http_url, markdown_to_safe_html
 
 register = template.Library()
 
-# Guidelines and LiveClin tables are Markdown written by others (see medreview/safe_html.py).
+# Guidelines and LiveClin tables are Markdown written by others (see medreview/text/safe_html.py).
 register.filter("markdown_safe", markdown_to_safe_html)
 register.filter("http_url", http_url)
 

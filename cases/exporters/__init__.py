@@ -1,7 +1,7 @@
 """Curated releases: one writer per benchmark format, the curation rules and the manifest.
 
 Pure and deterministic: dataclasses in (`ParsedCase` from the importers, `CaseReview` per case),
-bytes out. `annotation.curation` loads a release and the final labels of the chosen studies and
+bytes out. `annotation.outcomes.curation` loads a release and the final labels of the chosen studies and
 calls `curate`; the files it writes import back with `cases.importers` unchanged in shape.
 """
 

@@ -8,7 +8,7 @@ the "examinee" with only what a test-taker sees). A file holds one JSON object a
     {"pmc": "PMC11000001", "judge": [{"factual_validation": {...}, "logical_solvability": {...}}, ...]}
 
 The same normaliser reads what a *question-set judge* grader answers in-app
-(`graders.prompts.parse_question_set_judge`), so an imported and an in-app pre-screen are the same
+(`graders.kinds.prompts.parse_question_set_judge`), so an imported and an in-app pre-screen are the same
 data. No Django import here: parsing is tested without a database. Matching against the question
 sets in the database (unknown record, MCQ index out of range) is `match`, given the MCQ counts.
 """

@@ -19,7 +19,6 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import models, transaction
 from django.db.models import Subquery
 
-from cases import bulk, liveclin_import
 from cases.importers import ImportIssue, ParsedCase, ParseResult
 from cases.importers.limits import check_argument_lengths, check_lengths
 from cases.importers.writers import grade_writer, judgement_writer
@@ -36,7 +35,8 @@ from cases.models import (
     Specialty,
     Theme,
 )
-from cases.outside_import import OUTSIDE_FORMATS, outside_import
+from cases.services import bulk, liveclin_import
+from cases.services.outside_import import OUTSIDE_FORMATS, outside_import
 
 log = logging.getLogger(__name__)
 

@@ -4,12 +4,12 @@ from typing import Any
 
 from django import template
 
-from medreview.safe_html import http_url, markdown_to_safe_html
+from medreview.text.safe_html import http_url, markdown_to_safe_html
 
 register = template.Library()
 
 
-# Imported Markdown (LiveClin tables) and image URLs: see medreview/safe_html.py.
+# Imported Markdown (LiveClin tables) and image URLs: see medreview/text/safe_html.py.
 register.filter("cases_markdown", markdown_to_safe_html)
 register.filter("http_url", http_url)
 

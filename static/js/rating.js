@@ -1,6 +1,6 @@
 /* medreview rating screen: keyboard-first labelling that is as sure by mouse and touch, autosaved
  * drafts, visible-time measurement, and the next item swapped in without a page load.
- * Plain ES, no build step. The page (templates/annotation/rate.html) carries its settings as data-*
+ * Plain ES, no build step. The page (templates/rating/rating.html) carries its settings as data-*
  * attributes on #rate-page; the server draft is already rendered into the form.
  *
  * One controller (mount) per #rate-page on screen. Submitting posts the form with fetch; the server

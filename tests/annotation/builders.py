@@ -11,16 +11,11 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from annotation.fields import item_fields
 from annotation.models import Assignment, Item, Study, StudyMember
-from annotation.selectors import item_fields
-from annotation.services import (
-    ItemSelection,
-    assignment_claim_next,
-    rating_submit,
-    study_add_members,
-    study_create,
-    study_start,
-)
+from annotation.rating.services.queue import assignment_claim_next
+from annotation.rating.services.ratings import rating_submit
+from annotation.studies.services import ItemSelection, study_add_members, study_create, study_start
 from tests.factories import make_case, make_release
 
 # --- studies -------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
 from annotation import access
-from annotation.services import assignment_claim_next
+from annotation.rating.services.queue import assignment_claim_next
 from tests.annotation.builders import (
     claim_and_submit,
     make_cases,

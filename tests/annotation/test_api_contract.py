@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 
 from accounts.tokens import token_create
 from annotation.models import Study
-from annotation.services import assignment_claim_next
+from annotation.rating.services.queue import assignment_claim_next
 from tests.annotation.builders import (
     api_client_for,
     api_url,
@@ -143,7 +143,7 @@ def test_it_answers_queue_progress_and_inspection_lists_in_a_bounded_number_of_q
 
     disagree(study, physician_a, physician_b)
     small = counts()
-    from annotation.services import ItemSelection, study_add_items
+    from annotation.studies.services import ItemSelection, study_add_items
 
     make_cases(6)
     study_add_items(study=study, selection=ItemSelection(kind="case"), actor=admin)
@@ -158,7 +158,7 @@ def test_it_keeps_the_hot_response_bodies_identical_to_their_documented_serializ
     """Claim, draft and submit skip the output serializers for speed; the schema must stay true."""
     from rest_framework.renderers import JSONRenderer
 
-    from annotation.serializers import AssignmentEnvelopeSerializer, ClaimSerializer
+    from annotation.rating.serializers import AssignmentEnvelopeSerializer, ClaimSerializer
 
     def through(serializer_class, body: dict) -> dict:
         return json.loads(JSONRenderer().render(serializer_class(body).data))

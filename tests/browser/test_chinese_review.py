@@ -87,8 +87,8 @@ def test_a_physician_rates_a_livemedbench_item_in_the_chinese_interface(live_ser
 
 def test_a_physician_reviews_a_liveclin_set_in_the_chinese_interface(live_server, new_page, admin, physician_a,
                                                                        physician_b):
-    from tests.annotation.liveclin_builders import import_liveclin, liveclin_study
     from tests.i18n.test_liveclin_translations import _records
+    from tests.liveclin.builders import import_liveclin, liveclin_study
 
     import_liveclin(1)
     from cases.translations import translations_import

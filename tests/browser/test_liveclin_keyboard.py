@@ -10,9 +10,9 @@ import pytest
 from playwright.sync_api import expect
 
 from annotation.models import Assignment, Rating
-from tests.annotation.liveclin_builders import CAPTION_MARKER, REPORT_MARKER, import_liveclin, liveclin_study
 from tests.browser.conftest import sign_in
 from tests.conftest import PASSWORD
+from tests.liveclin.builders import CAPTION_MARKER, REPORT_MARKER, import_liveclin, liveclin_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"

@@ -22,8 +22,11 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from playwright.sync_api import expect
 
-from annotation import selectors, services
+from annotation.fields import item_fields
+from annotation.labels import pair_label_as_shown
 from annotation.models import Assignment, Rating, Study, StudyMember
+from annotation.rating.services.queue import assignment_claim_next
+from annotation.studies.services import ItemSelection, study_add_members, study_create, study_start
 from tests.browser.conftest import sign_in, submit_and_wait
 from tests.conftest import PASSWORD, make_user
 from tests.factories import make_case, make_release
@@ -84,7 +87,7 @@ def _stored_as_shown(assignment: Assignment) -> dict[str, str]:
     for rating in Rating.objects.filter(assignment=assignment).select_related("task"):
         label = rating.label
         if rating.task.target == "pairwise":
-            label = services.pair_label_as_shown(label, assignment.pair_order)
+            label = pair_label_as_shown(label, assignment.pair_order)
         stored[f"{rating.task.slug}|{rating.field_key}"] = label
     return stored
 
@@ -145,7 +148,7 @@ def test_every_choice_of_every_task_type_takes_on_the_first_click_and_nothing_mo
     rater = make_user("pointer_rater", role="physician")
     studies = [Study.objects.get(name=name) for name in DEMO_STUDIES]
     for study in studies:
-        services.study_add_members(study=study, users=[rater], role=StudyMember.Role.RATER, actor=admin)
+        study_add_members(study=study, users=[rater], role=StudyMember.Role.RATER, actor=admin)
     touch = device.startswith("touch")
     page = browser_context(PHONE if touch else DESKTOP)
     sign_in(page, live_server, "pointer_rater", PASSWORD)
@@ -192,13 +195,13 @@ def _six_criteria_study(admin, rater, **kwargs):
     release = make_release(dataset_name="LiveMedBench", label="v-compact")
     for n in range(3):
         make_case(release=release, criteria=criteria, narrative=kwargs.get("narrative", f"Case {n}. " * 20))
-    study = services.study_create(
+    study = study_create(
         name="Compact", created_by=admin, task_slugs=["narrative-quality", "criterion-validity"],
-        selection=services.ItemSelection(kind="case", dataset="LiveMedBench", release_label="v-compact"),
+        selection=ItemSelection(kind="case", dataset="LiveMedBench", release_label="v-compact"),
         raters_per_item=1, guidelines="Rate the **case**.", seed=3,
     )
-    services.study_add_members(study=study, users=[rater], role=StudyMember.Role.RATER, actor=admin)
-    services.study_start(study=study, actor=admin)
+    study_add_members(study=study, users=[rater], role=StudyMember.Role.RATER, actor=admin)
+    study_start(study=study, actor=admin)
     return study
 
 
@@ -228,7 +231,7 @@ def test_a_case_item_fits_one_screen_and_the_keyboard_path_is_eight_keys(live_se
     submit_and_wait(page, lambda: page.keyboard.press("Enter"))  # the eighth key
     _assert_no_shift(page, "keyboard item")
     assignment = Assignment.objects.get(pk=first)
-    fields = selectors.item_fields(assignment.item)
+    fields = item_fields(assignment.item)
     assert [_stored_as_shown(assignment)[f.id] for f in fields] == ["2", "agree", "disagree", "agree",
                                                                     "disagree", "agree", "agree"]
 
@@ -278,14 +281,14 @@ def test_the_rating_page_costs_no_query_per_criterion(client, admin):
         rater = make_user(f"rater_{n_criteria}", role="physician")
         release = make_release(dataset_name="LiveMedBench", label=f"v-q{n_criteria}")
         make_case(release=release, criteria=[(f"criterion {i}", 1, "Accuracy") for i in range(n_criteria)])
-        study = services.study_create(
+        study = study_create(
             name=f"Q{n_criteria}", created_by=admin, task_slugs=["narrative-quality", "criterion-validity"],
-            selection=services.ItemSelection(kind="case", dataset="LiveMedBench", release_label=f"v-q{n_criteria}"),
+            selection=ItemSelection(kind="case", dataset="LiveMedBench", release_label=f"v-q{n_criteria}"),
             raters_per_item=1, seed=1,
         )
-        services.study_add_members(study=study, users=[rater], role=StudyMember.Role.RATER, actor=admin)
-        services.study_start(study=study, actor=admin)
-        assignment = services.assignment_claim_next(study=study, rater=rater)
+        study_add_members(study=study, users=[rater], role=StudyMember.Role.RATER, actor=admin)
+        study_start(study=study, actor=admin)
+        assignment = assignment_claim_next(study=study, rater=rater)
         client.force_login(rater)
         with CaptureQueriesContext(connection) as ctx:
             assert client.get(f"/review/assignments/{assignment.pk}/").status_code == 200
@@ -297,10 +300,10 @@ def test_the_rating_page_costs_no_query_per_criterion(client, admin):
 def test_submit_and_next_answers_with_the_next_item_claimed_only_by_that_submit(client, admin):
     rater = make_user("flow_rater", role="physician")
     study = _six_criteria_study(admin, rater)
-    first = services.assignment_claim_next(study=study, rater=rater)
+    first = assignment_claim_next(study=study, rater=rater)
     client.force_login(rater)
     url = f"/review/assignments/{first.pk}/submit-next/"
-    fields = selectors.item_fields(first.item)
+    fields = item_fields(first.item)
     labels = {"seconds_spent": "12", **{f.id: f.categories[0].value for f in fields[:-1]}}
 
     incomplete = client.post(url, labels, headers={"X-Requested-With": "fetch"})
@@ -318,7 +321,7 @@ def test_submit_and_next_answers_with_the_next_item_claimed_only_by_that_submit(
     assert following.state == Assignment.State.CLAIMED
 
     back = client.post(f"/review/assignments/{following.pk}/submit-next/",
-                       {f.id: f.categories[0].value for f in selectors.item_fields(following.item)}
+                       {f.id: f.categories[0].value for f in item_fields(following.item)}
                        | {"then": "dashboard"})
     assert back.status_code == 302 and back["Location"] == "/review/"
     assert client.get(url).status_code == 405

@@ -5,7 +5,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from annotation import selectors
+from annotation.fields import item_fields
 from annotation.models import Assignment, FinalLabel, Item, Rating
 from tests.annotation.builders import claim_and_submit, make_running_study
 from tests.browser.conftest import sign_in, submit_and_wait
@@ -35,7 +35,7 @@ def test_it_rates_a_case_with_the_keyboard_and_keeps_the_draft_across_a_reload(
     page.keyboard.press("Enter")
     page.wait_for_url(re.compile(r"/review/assignments/\d+/$"))
     assignment = Assignment.objects.get(rater=physician_a)
-    fields = selectors.item_fields(assignment.item)
+    fields = item_fields(assignment.item)
     assert len(fields) == 4
 
     expect(page.locator("#field-0")).to_have_class(re.compile(r"\bfocused\b"))
@@ -95,7 +95,7 @@ def test_it_keeps_labels_in_the_browser_while_offline_and_restores_them(live_ser
     assert _checked(page, 0) == "1"
     expect(page.locator("#save-status")).to_have_text(re.compile(r"Saved at"))
     assignment.refresh_from_db()
-    field = selectors.item_fields(assignment.item)[0]
+    field = item_fields(assignment.item)[0]
     assert assignment.draft[field.id]["label"] == "1"
 
 
@@ -124,7 +124,7 @@ def test_it_returns_an_item_and_the_physician_revises_it(
     expect(page.locator(".revision-requested")).to_contain_text("Revision requested")
     page.click(".revision-requested a.button")
     expect(page.locator(".revision-requested")).to_contain_text("Criterion 3 is a penalty: re-read it")
-    fields = selectors.item_fields(item)
+    fields = item_fields(item)
     assert _checked(page, 3) == fields[3].categories[0].value  # previous labels prefilled
     page.locator("#field-3").click()
     page.keyboard.press("n")
@@ -143,7 +143,7 @@ def test_it_lets_the_inspector_adjudicate(live_server, new_page, study, physicia
     claim_and_submit(study, physician_a, pick="first")
     claim_and_submit(study, physician_b, pick="last")
     item = Item.objects.get()
-    fields = selectors.item_fields(item)
+    fields = item_fields(item)
 
     page = new_page()
     sign_in(page, live_server, "inspector", PASSWORD)

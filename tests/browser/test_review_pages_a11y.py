@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from annotation import services
+from annotation.fields import item_fields
 from annotation.models import Item
-from annotation.selectors import item_fields
-from annotation.services.calibration import calibration_mark, rater_admit
+from annotation.rating.services.queue import assignment_claim_next
+from annotation.studies.calibration.services import calibration_mark, rater_admit
 from tests.annotation.builders import claim_and_submit, disagree, make_running_study
 from tests.browser.axe import blocking_violations
 from tests.browser.conftest import sign_in
@@ -65,7 +65,7 @@ def pages(admin, physician_a, physician_b, inspector) -> dict[str, tuple[str, st
     done_calibration = claim_and_submit(newcomer, physician_a, "1")
     rater_admit(study=study, rater=physician_a, actor=admin)
     rater_admit(study=study, rater=physician_b, actor=admin)
-    claim = services.assignment_claim_next(study=study, rater=physician_a)
+    claim = assignment_claim_next(study=study, rater=physician_a)
     assert claim is not None and claim.item.status == Item.Status.OPEN
     return {
         "physician_dashboard": ("physician_a", "/review/"),

@@ -9,9 +9,11 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from annotation import selectors, services
+from annotation.fields import item_fields
 from annotation.models import Assignment, Item, Rating
-from annotation.services.calibration import calibration_mark, rater_admit
+from annotation.rating.services.queue import assignment_claim_next
+from annotation.rating.services.ratings import rating_submit
+from annotation.studies.calibration.services import calibration_mark, rater_admit
 from tests.annotation.builders import disagree, make_running_study
 from tests.browser.conftest import sign_in, submit_and_wait
 from tests.conftest import PASSWORD
@@ -67,7 +69,7 @@ def test_enter_during_the_autosave_delay_with_a_missing_label_loses_nothing(live
     expect(page.locator("#field-2")).to_have_class(re.compile(r"\bfocused\b"))  # the first field in error
     expect(page.locator(".error-list a").first).to_have_text(re.compile(r"^Criterion 2, validity: a label is required"))
     assignment = Assignment.objects.get(rater=physician_a)
-    fields = selectors.item_fields(assignment.item)
+    fields = item_fields(assignment.item)
     assert {fid: e["label"] for fid, e in assignment.draft.items() if e["label"]} == {
         fields[0].id: "2", fields[1].id: "agree"}
     page.reload()
@@ -88,11 +90,11 @@ def test_an_edit_after_submitting_is_what_the_inspector_sees_as_first_round(
     submit_and_wait(page, lambda: page.keyboard.press("Enter"))
     mine = Assignment.objects.get(rater=physician_a, state=Assignment.State.SUBMITTED)
     # The other rater disagrees on the narrative: the item goes to inspection.
-    theirs = services.assignment_claim_next(study=study, rater=physician_b)
+    theirs = assignment_claim_next(study=study, rater=physician_b)
     assert theirs.item_id == mine.item_id
-    labels = {f.id: {"label": "agree", "comment": ""} for f in selectors.item_fields(theirs.item)}
+    labels = {f.id: {"label": "agree", "comment": ""} for f in item_fields(theirs.item)}
     labels["narrative-quality|"] = {"label": "0", "comment": ""}
-    services.rating_submit(assignment=theirs, rater=physician_b, labels=labels, seconds_spent=9)
+    rating_submit(assignment=theirs, rater=physician_b, labels=labels, seconds_spent=9)
     # u on the next item's screen reopens the submitted one; change the narrative grade to 0.
     page.keyboard.press("u")
     page.wait_for_url(re.compile(rf"/review/assignments/{mine.pk}/$"))

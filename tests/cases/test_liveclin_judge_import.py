@@ -9,7 +9,7 @@ from django.core.management import call_command
 from cases.models import QuestionSet
 from cases.services import release_import
 from graders.models import GraderKind, GraderRun, QuestionSetJudgement, Verdict
-from tests.annotation.liveclin_builders import import_liveclin, jsonl, judge_block, liveclin_record
+from tests.liveclin.builders import import_liveclin, jsonl, judge_block, liveclin_record
 
 pytestmark = pytest.mark.django_db
 

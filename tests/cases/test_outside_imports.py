@@ -14,7 +14,7 @@ from django.core.management import call_command
 from agreement.reports import build_report
 from agreement.selectors import Selection
 from annotation.models import Assignment, Rating, StudyMember, TaskType
-from annotation.outside_labels import physician_labels_import
+from annotation.studies.outside_labels import physician_labels_import
 from cases.models import Release
 from cases.services import release_import
 from graders.models import GraderKind, GraderRun, JudgeScore, PairwiseJudgement

@@ -7,7 +7,8 @@ from django.db.models import Count
 
 from cases.models import Release
 from devtools.fake_openai import FakeBehaviour, expected_met, expected_score
-from graders import runner, services
+from graders import services
+from graders.jobs import runner
 from graders.models import (
     GraderConfig,
     GraderDecision,

@@ -10,8 +10,8 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from graders import services
+from graders.endpoints.policy import check_grader_target
 from graders.models import GraderConfig, GraderKind, JobStatus
-from graders.policy import check_grader_target
 from tests.conftest import login
 from tests.graders.conftest import make_config
 from tests.graders.test_jobs import build_release, start_job

@@ -4,8 +4,8 @@ import random
 
 import pytest
 
-from graders import prompts
-from graders.client import backoff_delay
+from graders.endpoints.client import backoff_delay
+from graders.kinds import prompts
 from graders.models import GraderKind, PairwiseVerdict, Verdict
 
 

@@ -4,11 +4,12 @@ per-MCQ verdicts stored as the pre-screen; retries, invalid outputs kept, resume
 import pytest
 
 from devtools.fake_openai import FakeBehaviour
-from graders import runner, services
+from graders import services
+from graders.jobs import runner
+from graders.kinds.question_set_judge import passed_prescreen_revisions
 from graders.models import GraderKind, GradingJob, JobStatus, QuestionSetJudgement, Verdict
-from graders.question_set_judge import passed_prescreen_revisions
-from tests.annotation.liveclin_builders import CAPTION_MARKER, REPORT_MARKER, import_liveclin
 from tests.graders.conftest import make_config
+from tests.liveclin.builders import CAPTION_MARKER, REPORT_MARKER, import_liveclin
 
 pytestmark = pytest.mark.django_db
 

@@ -3,7 +3,7 @@ inside it, and parsing of what it answers."""
 
 import json
 
-from graders.prompts import (
+from graders.kinds.prompts import (
     DEFAULT_PROMPTS,
     QUESTION_SET_JUDGE,
     json_schema,

@@ -58,6 +58,6 @@ def test_it_never_lets_the_api_key_reach_logs_pages_api_or_the_database(
 
 
 def test_it_scrubs_a_key_echoed_back_in_an_error(monkeypatch):
-    from graders import client as grader_client
+    from graders.endpoints import client as grader_client
 
     assert grader_client._scrub(f"Incorrect API key provided: {API_KEY}.", API_KEY) == "Incorrect API key provided: ***."

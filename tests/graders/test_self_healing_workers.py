@@ -19,7 +19,8 @@ from django.db.models import Count
 from django.utils import timezone
 
 from devtools.fake_openai import FakeBehaviour, FakeOpenAIServer
-from graders import healing, services
+from graders import services
+from graders.jobs import healing
 from graders.models import GraderDecision, GradingChunk, GradingJob, GradingRunnerSlot, JobStatus
 from tests.graders.conftest import API_KEY, API_KEY_ENV, make_config
 from tests.graders.test_jobs import build_release

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from agreement.reports.translation import translation_consistency_report
+from agreement.reports.tables.translation import translation_consistency_report
 from annotation.catalogue import TRANSLATION_CONSISTENCY
-from annotation.selectors import item_fields
-from annotation.services import assignment_claim_next, rating_submit
+from annotation.fields import item_fields
+from annotation.rating.services.queue import assignment_claim_next
+from annotation.rating.services.ratings import rating_submit
 from cases.translations import translations_import
-from tests.annotation.liveclin_builders import import_liveclin, liveclin_study
 from tests.conftest import login
+from tests.liveclin.builders import import_liveclin, liveclin_study
 
 pytestmark = pytest.mark.django_db
 

@@ -1,13 +1,13 @@
 """Every user-facing string of every template is marked for translation: literal text and the
 values of user-facing attributes (title, placeholder, aria-label, alt...) sit in {% translate %} or
-{% blocktranslate %} (medreview.template_text walks Django's template tokens; see its docstring
+{% blocktranslate %} (medreview.text.template_text walks Django's template tokens; see its docstring
 for what is not text)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from medreview.template_text import scan_templates, untranslated
+from medreview.text.template_text import scan_templates, untranslated
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 

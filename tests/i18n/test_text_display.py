@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from annotation.i18n import TextDisplay
 from annotation.models import Rating, Study
-from annotation.text_display import resolve_display, text_view_for
+from annotation.models.translated import TextDisplay
+from annotation.rating.text_display import resolve_display, text_view_for
 from cases.models import TextTranslation
 from tests.annotation.builders import claim_and_submit, running_study
 from tests.conftest import make_user
@@ -61,7 +61,7 @@ def test_a_chinese_only_rater_reads_the_original_and_records_it(admin):
 
 
 def test_the_rating_page_shows_original_and_translation_side_by_side_with_their_languages(client, admin, physician_a):
-    from annotation.services import assignment_claim_next
+    from annotation.rating.services.queue import assignment_claim_next
     from tests.conftest import login
 
     study = _study(admin, [physician_a])

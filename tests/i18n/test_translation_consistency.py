@@ -15,11 +15,12 @@ import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from agreement.reports.translation import report_as_dict, translation_consistency_report
+from agreement.reports.tables.translation import report_as_dict, translation_consistency_report
 from annotation.catalogue import TRANSLATION_CONSISTENCY
+from annotation.fields import item_fields
 from annotation.models import Study
-from annotation.selectors import item_fields
-from annotation.services import assignment_claim_next, rating_submit
+from annotation.rating.services.queue import assignment_claim_next
+from annotation.rating.services.ratings import rating_submit
 from cases.translations import translations_import
 from tests.annotation.builders import running_study
 from tests.conftest import make_user

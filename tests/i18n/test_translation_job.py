@@ -14,7 +14,11 @@ from cases.models import TextTranslation
 from cases.translations import shown_translations, source_texts
 from devtools.fake_openai import FakeBehaviour, FakeOpenAIServer
 from graders.models import JobStatus
-from graders.translation import translation_job_create, translation_job_resume, translation_job_run
+from graders.translation.services import (
+    translation_job_create,
+    translation_job_resume,
+    translation_job_run,
+)
 from tests.annotation.builders import running_study
 from tests.factories import make_case, make_release
 

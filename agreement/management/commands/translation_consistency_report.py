@@ -9,7 +9,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from agreement.reports.translation import report_as_dict, translation_consistency_report
+from agreement.reports.tables.translation import report_as_dict, translation_consistency_report
 from annotation.models import Study
 
 

@@ -11,7 +11,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
 from annotation.models import ItemKind, Study, StudyMember
-from annotation.services import ItemSelection, study_add_members, study_create, study_start
+from annotation.studies.services import ItemSelection, study_add_members, study_create, study_start
 from medreview.text import split_values
 
 

@@ -15,8 +15,8 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.urls import reverse
 
-from annotation.curation.service import curation_create, curations_root
 from annotation.models import Study
+from annotation.outcomes.curation.service import curation_create, curations_root
 from cases.exporters import CurationRules
 from cases.models import Release
 

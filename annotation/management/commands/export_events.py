@@ -14,9 +14,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from accounts.models import Role
 from accounts.roles import user_role
-from annotation.audit_export import FORMATS, event_records, events_csv, events_jsonl
 from annotation.models import Study
-from annotation.services.audit import study_record_export
+from annotation.outcomes.audit import FORMATS, event_records, events_csv, events_jsonl
+from annotation.outcomes.services import study_record_export
 
 
 class Command(BaseCommand):

@@ -11,10 +11,10 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation.label_exports import FORMATS, label_rows, labels_csv, labels_jsonl, labels_xlsx
 from annotation.models import Study
-from annotation.outcomes import field_outcomes, study_effort
-from annotation.services.audit import study_record_export
+from annotation.outcomes.label_exports import FORMATS, label_rows, labels_csv, labels_jsonl, labels_xlsx
+from annotation.outcomes.selectors import field_outcomes, study_effort
+from annotation.outcomes.services import study_record_export
 from cases.models import Release
 
 

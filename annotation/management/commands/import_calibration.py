@@ -14,7 +14,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation.models import Study
-from annotation.services.calibration import calibration_import
+from annotation.studies.calibration.services import calibration_import
 
 
 class Command(BaseCommand):

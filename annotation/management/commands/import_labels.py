@@ -12,7 +12,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation.models import Study
-from annotation.outside_labels import physician_labels_import
+from annotation.studies.outside_labels import physician_labels_import
 
 
 class Command(BaseCommand):

@@ -15,8 +15,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation.audit import Problem, Verification, verify_lines
 from annotation.models import ReviewEvent, seal_audit_chain
+from annotation.models.chain import Problem, Verification, verify_lines
 
 
 def compare_with_database(lines: list[str], result: Verification) -> None:

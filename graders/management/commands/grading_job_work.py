@@ -4,7 +4,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from graders import runner
+from graders.jobs import runner
 
 
 class Command(BaseCommand):

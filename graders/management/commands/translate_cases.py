@@ -12,7 +12,11 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from graders.models import TranslationJob
-from graders.translation import translation_job_create, translation_job_resume, translation_job_run
+from graders.translation.services import (
+    translation_job_create,
+    translation_job_resume,
+    translation_job_run,
+)
 
 
 class Command(BaseCommand):

@@ -1,0 +1,161 @@
+"""From a release and the final labels of chosen studies to the curated release's files.
+
+Validation first, then pure computation: nothing is written here (the service writes the files and
+records the curation), so a refused curation writes nothing by construction.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from django.core.exceptions import ValidationError
+
+from annotation.models import Item, Study, TaskTarget
+from annotation.outcomes.final_labels import RULE_INSPECTOR, RULE_UNANIMOUS, RULE_UNRESOLVED
+from annotation.outcomes.selectors import FieldOutcome, field_outcomes
+from cases import exporters
+from cases.exporters import CaseReview, CurationRules, SourceRelease, StudyRef
+from cases.exporters import FieldOutcome as ExportOutcome
+from cases.models import Release
+from cases.release_data import release_cases
+
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+_STRENGTH = {RULE_INSPECTOR: 2, RULE_UNANIMOUS: 1, RULE_UNRESOLVED: 0}
+
+
+@dataclass(frozen=True)
+class CurationBuild:
+    files: dict[str, bytes]
+    manifest: dict
+    counts: dict
+    notes: tuple[exporters.Note, ...]
+
+
+def software_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("medreview")
+    except PackageNotFoundError:  # a source checkout that was never installed
+        return "unknown"
+
+
+def _name(release: Release) -> str:
+    return f"{release.dataset.name} {release.label}"
+
+
+def check_name(name: str) -> str:
+    name = (name or "").strip()
+    if not NAME_PATTERN.match(name):
+        raise ValidationError({"name": [
+            "a curation name is 1-100 letters, digits, '.', '_' or '-', starting with a letter or digit "
+            "(e.g. v202601-reviewed)"]})
+    return name
+
+
+def check_release(release: Release) -> None:
+    if release.format not in exporters.WRITERS:
+        raise ValidationError({"release": [
+            f"release {_name(release)} is a {release.get_format_display()} file; only case releases can be curated "
+            f"({', '.join(exporters.WRITERS)})"]})
+
+
+def check_studies(release: Release, studies: Sequence[Study]) -> None:
+    """Every chosen study must review this release's revisions, and only them."""
+    if not studies:
+        raise ValidationError({"studies": ["choose at least one study whose final labels to apply"]})
+    for study in studies:
+        others = sorted({
+            f"{dataset} {label}" for dataset, label in Item.objects.filter(study=study)
+            .exclude(revision__release=release)
+            .values_list("revision__release__dataset__name", "revision__release__label").distinct()
+        })
+        if others or not Item.objects.filter(study=study).exists():
+            found = ", ".join(others) if others else "no items"
+            raise ValidationError({"studies": [
+                f"study '{study.name}' (id {study.pk}) reviews {found}, not release {_name(release)} "
+                f"(id {release.pk}); curate each release with its own studies"]})
+
+
+def check_resolved(outcomes: Sequence[FieldOutcome], studies: Sequence[Study]) -> None:
+    unresolved = [o for o in outcomes if not o.decision.resolved]
+    if not unresolved:
+        return
+    names = {s.pk: s.name for s in studies}
+    first = unresolved[0]
+    where = f"case '{first.case}' {first.task} {first.field_key or ''}".strip()
+    items = len({o.item_id for o in unresolved})
+    raise ValidationError({"resolved_only": [
+        f"resolved only: {len(unresolved)} field(s) of {items} item(s) have no final label (first: {where} "
+        f"in study '{names[first.study_id]}'); resolve them by inspection, or curate without 'resolved only'"]})
+
+
+def _stronger(old: ExportOutcome | None, new: ExportOutcome) -> ExportOutcome:
+    """Two studies may review the same field: the stronger rule wins; a tie that disagrees is unresolved."""
+    if old is None or _STRENGTH[new.rule] > _STRENGTH[old.rule]:
+        return new
+    if _STRENGTH[new.rule] == _STRENGTH[old.rule] and new.label != old.label:
+        return ExportOutcome(label=None, rule=RULE_UNRESOLVED, source="conflict", history=old.history)
+    return old
+
+
+def case_reviews(outcomes: Sequence[FieldOutcome], history_url: Callable[[int], str]) -> dict[str, CaseReview]:
+    """Final decisions per case, in the exporters' terms (criterion / MCQ positions, not ids)."""
+    slots: dict[str, dict] = {}
+    for o in outcomes:
+        entry = slots.setdefault(o.case, {"narrative": None, "advice": None, "criteria": {}, "mcqs": {},
+                                          "history": set()})
+        url = history_url(o.item_id)
+        entry["history"].add(url)
+        outcome = ExportOutcome(label=o.decision.label, rule=o.decision.rule, source=o.decision.source, history=url)
+        if o.target == TaskTarget.NARRATIVE:
+            entry["narrative"] = _stronger(entry["narrative"], outcome)
+        elif o.target == TaskTarget.ADVICE:
+            entry["advice"] = _stronger(entry["advice"], outcome)
+        elif o.target == TaskTarget.CRITERION and o.position is not None:
+            entry["criteria"][o.position] = _stronger(entry["criteria"].get(o.position), outcome)
+        elif o.target == TaskTarget.MCQ and o.position is not None:
+            checks = entry["mcqs"].setdefault(o.position, {})
+            checks[o.task] = _stronger(checks.get(o.task), outcome)
+    return {
+        case: CaseReview(narrative=e["narrative"], advice=e["advice"], criteria=e["criteria"], mcqs=e["mcqs"],
+                         history=tuple(sorted(e["history"])))
+        for case, e in slots.items()
+    }
+
+
+def study_refs(studies: Sequence[Study], outcomes: Sequence[FieldOutcome]) -> list[StudyRef]:
+    refs = []
+    for study in studies:
+        mine = [o for o in outcomes if o.study_id == study.pk]
+        items = {o.item_id for o in mine}
+        unresolved = {o.item_id for o in mine if not o.decision.resolved}
+        tasks = tuple(sorted({o.task for o in mine} | set(study.tasks.values_list("slug", flat=True))))
+        refs.append(StudyRef(id=study.pk, name=study.name, tasks=tasks,
+                             items=Item.objects.filter(study=study).count(), resolved_items=len(items - unresolved)))
+    return refs
+
+
+def build_curation(
+    *, name: str, release: Release, studies: Sequence[Study], rules: CurationRules,
+    history_url: Callable[[int], str],
+) -> CurationBuild:
+    """Validate, then compute every file of the curated release (nothing is written)."""
+    name = check_name(name)
+    check_release(release)
+    studies = sorted(studies, key=lambda s: s.pk)
+    check_studies(release, studies)
+    outcomes = field_outcomes(studies)
+    if rules.resolved_only:
+        check_resolved(outcomes, studies)
+    output = exporters.curate(fmt=release.format, name=name, cases=release_cases(release),
+                              reviews=case_reviews(outcomes, history_url), rules=rules)
+    source = SourceRelease(id=release.pk, dataset=release.dataset.name, label=release.label, format=release.format,
+                           file_name=release.file_name, sha256=release.sha256)
+    files = exporters.release_files(output, source=source, studies=study_refs(studies, outcomes), rules=rules,
+                                    version=software_version())
+    manifest = json.loads(files[exporters.MANIFEST_NAME])
+    return CurationBuild(files=files, manifest=manifest, counts=output.counts, notes=output.notes)

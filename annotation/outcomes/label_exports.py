@@ -1,0 +1,99 @@
+"""Final labels, first-round labels and every later round, in long format (CSV, JSONL, XLSX).
+
+One row per rating (kind `rating`, with its round: 1 = first round) and one per field for the final
+decision (kind `final`, with the rule and source `final_labels.decide_final_label` gave it; an
+unresolved field has an empty label). Raters and inspectors appear by pseudonym only. Every
+spreadsheet cell goes through `medreview.text.tabular.spreadsheet_safe`, the project's one escaping path.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from annotation.outcomes.effort import EffortReport
+from annotation.outcomes.selectors import FieldOutcome
+from medreview.text.tabular import spreadsheet_safe
+
+LABEL_COLUMNS = (
+    "study", "item", "item_key", "item_status", "dataset", "case", "revision", "release", "task", "field",
+    "position", "kind", "round", "rater", "label", "rule", "source", "reason", "comment", "seconds", "created_at",
+)
+EFFORT_COLUMNS = ("rater", "items", "rounds", "seconds", "hours", "items_per_hour", "hourly_rate", "cost")
+FORMATS = {
+    "csv": ("text/csv; charset=utf-8", "csv"),
+    "jsonl": ("application/x-ndjson; charset=utf-8", "jsonl"),
+    "xlsx": ("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "xlsx"),
+}
+
+
+def label_rows(outcomes: Iterable[FieldOutcome]) -> Iterator[dict[str, Any]]:
+    """The long-format rows: for each field its final decision, then its ratings by round."""
+    for o in outcomes:
+        common = {
+            "study": o.study_id, "item": o.item_id, "item_key": o.item_key, "item_status": o.item_status,
+            "dataset": o.dataset, "case": o.case, "revision": o.revision_id, "release": o.release_id,
+            "task": o.task, "field": o.field_key, "position": o.position,
+        }
+        yield {**common, "kind": "final", "round": None, "rater": o.decided_by, "label": o.decision.label or "",
+               "rule": o.decision.rule, "source": o.decision.source, "reason": o.reason, "comment": "",
+               "seconds": None, "created_at": None}
+        for r in o.ratings:
+            yield {**common, "kind": "rating", "round": r.round, "rater": r.rater, "label": r.label, "rule": "",
+                   "source": "", "reason": "", "comment": r.comment, "seconds": r.seconds,
+                   "created_at": r.created_at.isoformat() if r.created_at else None}
+
+
+def labels_jsonl(rows: Iterable[dict[str, Any]]) -> Iterator[str]:
+    for row in rows:
+        yield json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n"
+
+
+class _Echo:
+    def write(self, value: str) -> str:
+        return value
+
+
+def _csv_cells(values: Iterable[Any]) -> list[Any]:
+    return ["" if v is None else spreadsheet_safe(v) for v in values]
+
+
+def labels_csv(rows: Iterable[dict[str, Any]], columns: Sequence[str] = LABEL_COLUMNS) -> Iterator[str]:
+    """CSV lines, streamed (a release's export can be large)."""
+    writer = csv.writer(_Echo())
+    yield writer.writerow(columns)
+    for row in rows:
+        yield writer.writerow(_csv_cells(row[c] for c in columns))
+
+
+def labels_xlsx(rows: Iterable[dict[str, Any]], effort: Sequence[EffortReport] = ()) -> bytes:
+    """A workbook with a `labels` sheet and, for a study, an `effort` sheet."""
+    from openpyxl import Workbook
+
+    workbook = Workbook(write_only=True)
+    sheet = workbook.create_sheet("labels")
+    sheet.append(list(LABEL_COLUMNS))
+    for row in rows:
+        sheet.append([spreadsheet_safe(row[c]) for c in LABEL_COLUMNS])
+    if effort:
+        sheet = workbook.create_sheet("effort")
+        sheet.append(["study", *EFFORT_COLUMNS, "currency"])
+        for report in effort:
+            for entry in (*report.per_rater, report.total):
+                values = entry.as_dict(report.hourly_rate)
+                sheet.append([spreadsheet_safe(v) for v in (report.study, *(values[c] for c in EFFORT_COLUMNS),
+                                                            report.currency)])
+    buffer = io.BytesIO()
+    workbook.save(buffer)
+    return buffer.getvalue()
+
+
+def effort_csv(reports: Sequence[EffortReport]) -> str:
+    return "".join(labels_csv(
+        ({"study": r.study, **e.as_dict(r.hourly_rate), "currency": r.currency}
+         for r in reports for e in (*r.per_rater, r.total)),
+        columns=("study", *EFFORT_COLUMNS, "currency"),
+    ))

@@ -1,0 +1,57 @@
+"""The file responses of the label and audit-trail exports, shared by the pages and the API.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from django.http import Http404, HttpResponse, StreamingHttpResponse
+from django.urls import reverse
+
+from accounts.roles import AnyUser
+from annotation import access
+from annotation.models import Study
+from annotation.outcomes import label_exports
+from annotation.outcomes.audit import event_records, events_csv, events_jsonl
+from annotation.outcomes.selectors import field_outcomes, study_effort
+from annotation.outcomes.services import study_record_export
+
+
+def history_url(item_id: int) -> str:
+    return reverse("annotation:item_history", args=[item_id])
+
+
+def check_label_format(fmt: str) -> None:
+    if fmt not in label_exports.FORMATS:
+        raise Http404("Unknown format.")
+
+
+def labels_response(studies: list[Study], fmt: str, name: str) -> HttpResponse:
+    check_label_format(fmt)
+    content_type, extension = label_exports.FORMATS[fmt]
+    rows = label_exports.label_rows(field_outcomes(studies))
+    response: HttpResponse
+    if fmt == "xlsx":
+        response = HttpResponse(label_exports.labels_xlsx(rows, [study_effort(s) for s in studies]),
+                                content_type=content_type)
+    else:
+        lines: Iterator[str] = label_exports.labels_csv(rows) if fmt == "csv" else label_exports.labels_jsonl(rows)
+        response = StreamingHttpResponse(lines, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{name}.{extension}"'
+    return response
+
+
+def events_response(user: AnyUser, study_pk: int, fmt: str, *, real_names: bool, via: str) -> HttpResponse:
+    """The audit trail; real names only for admins who ask (403 for anyone else asking)."""
+    study = access.access_study_for_export(user, study_pk)
+    if fmt not in ("jsonl", "csv"):
+        raise Http404("Unknown format.")
+    if real_names:
+        access.check_can_see_real_names(user)
+    study_record_export(study=study, actor=user, what="events", fmt=fmt, real_names=real_names, via=via)
+    records = event_records(study, real_names=real_names)
+    lines = events_jsonl(records) if fmt == "jsonl" else events_csv(records, real_names=real_names)
+    content_type = "application/x-ndjson; charset=utf-8" if fmt == "jsonl" else "text/csv; charset=utf-8"
+    response = StreamingHttpResponse(lines, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="study-{study.pk}-events.{fmt}"'
+    return response

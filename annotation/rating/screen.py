@@ -1,0 +1,254 @@
+"""The rating screen's context: fields grouped by task with their values and errors, what the rater
+reads, edit mode and undo, and the form as the services' {field id: {label, comment}} mapping.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db.models import Count, Q, QuerySet
+from django.http import HttpRequest
+
+from annotation import access
+from annotation.fields import Field, field_titles, item_fields
+from annotation.labels import own_latest_labels
+from annotation.models import Assignment, ReviewEvent, Study, StudyMember, TaskType
+from annotation.protocols import protocol_for, shown_fields
+from annotation.rating.forms import SkipForm
+from annotation.rating.selectors import RaterQueue, item_content_context, rater_queue
+from annotation.rating.services.editing import (
+    edit_blocker,
+    last_editable_submission,
+    rating_edit,
+)
+from annotation.rating.services.ratings import assignment_save_draft, rating_submit
+from annotation.rating.text_display import text_view_for
+from annotation.studies.calibration.feedback import rater_agreement_with_final
+
+# Assignment states in which the rater may still change their labels (a lapsed claim is revived by
+# the services when its slot is still free, otherwise they say so).
+EDITABLE_STATES = {
+    Assignment.State.CLAIMED, Assignment.State.DRAFT, Assignment.State.RETURNED, Assignment.State.EXPIRED,
+}
+
+
+MAX_SECONDS = 24 * 3600
+
+
+def errors_by_field(exc: ValidationError) -> dict[str, str]:
+    """Service errors keyed by Field.id, so the form can mark the field they are about."""
+    if not hasattr(exc, "error_dict"):
+        return {}
+    return {key: " ".join(str(m) for m in messages_) for key, messages_ in exc.message_dict.items()}
+
+
+def posted_seconds(request: HttpRequest) -> int:
+    """Client-measured visible time; clamp nonsense rather than trust it."""
+    try:
+        value = int(float(request.POST.get("seconds_spent", "0")))
+    except ValueError:
+        return 0
+    return max(0, min(value, MAX_SECONDS))
+
+
+def posted_labels(request: HttpRequest, fields: list[Field]) -> dict[str, dict[str, str]]:
+    """The rating form as the services' {field id: {label, comment}} mapping.
+
+    Every field is sent, empty ones too: a draft must be able to clear a label, and a submit with a
+    missing label gets the services' error naming that field.
+    """
+    return {
+        field.id: {
+            "label": request.POST.get(field.id, "").strip(),
+            "comment": request.POST.get(f"comment:{field.id}", "").strip(),
+        }
+        for field in fields
+    }
+
+
+@dataclass
+class FieldRow:
+    """One field of the rating form with its current value."""
+
+    field: Field
+    label: str
+    comment: str
+    index: int
+    error: str = ""
+
+    @property
+    def id(self) -> str:
+        return self.field.id
+
+
+@dataclass
+class TaskGroup:
+    task: TaskType
+    rows: list[FieldRow]
+
+
+def _groups(
+    fields: list[Field], values: dict[str, dict[str, str]], errors: dict[str, str]
+) -> list[TaskGroup]:
+    groups: list[TaskGroup] = []
+    for index, field in enumerate(fields):
+        value = values.get(field.id) or {}
+        row = FieldRow(
+            field=field, label=value.get("label", ""), comment=value.get("comment", ""), index=index,
+            error=errors.get(field.id, ""),
+        )
+        if not groups or groups[-1].task.pk != field.task.pk:
+            groups.append(TaskGroup(task=field.task, rows=[]))
+        groups[-1].rows.append(row)
+    return groups
+
+
+def rating_context(
+    request: HttpRequest,
+    assignment: Assignment,
+    *,
+    values: dict[str, dict[str, str]] | None = None,
+    errors: list[str] | None = None,
+    field_errors: dict[str, str] | None = None,
+    phase: str = "",
+) -> dict[str, Any]:
+    item = assignment.item
+    study = item.study
+    all_fields = item_fields(item)
+    # A submitted item stays editable until its inspection starts (issue 11, `views_review`).
+    editing = is_editing(assignment)
+    editable = assignment.state in EDITABLE_STATES or editing
+    if values is None:
+        values = dict(assignment.draft or {}) if editable and not editing else own_latest_labels(assignment)
+        if editing:
+            values.update(assignment.draft or {})  # an edit in progress, kept across reloads
+    # A protocol's phase on screen (LiveClin: one of the two screens of a question-set review).
+    phase, fields = shown_fields(
+        item, all_fields, {**(assignment.draft or {}), **values}, phase, strict=request.method == "GET"
+    )
+    queue = rater_queue(rater=request.user, study=study)
+    return_comment = ""
+    if assignment.state == Assignment.State.RETURNED:
+        last_return = assignment.returns.order_by("-created_at").first()
+        return_comment = last_return.comment if last_return else ""
+    return {
+        "assignment": assignment,
+        "item": item,
+        "study": study,
+        "groups": _groups(fields, values, field_errors or {}),
+        "field_count": len(fields),
+        "editable": editable,
+        "errors": errors or [],
+        "queue": queue,
+        "progress": _study_progress_for_rater(queue, study),
+        "return_comment": return_comment,
+        "draft_saved_at": assignment.draft_saved_at,
+        "skip_form": SkipForm(),
+        **item_content_context(item, assignment, fields),
+        **protocol_for(item).rating_context(study, item, all_fields, phase),
+        **page_context(request, assignment, fields, field_errors or {}, editable=editable),
+        "text_view": text_view_for(item, request.user),
+    }
+
+
+def _study_progress_for_rater(queue: RaterQueue, study: Study) -> dict[str, int]:
+    """n of m: items this rater has submitted in the study, of the study's items."""
+    return {"done": len(queue.done), "total": study.items.count()}
+
+
+def rater_studies(user: Any) -> QuerySet[Study]:
+    """Studies the user rates in, with how many items each has and how many this rater finished."""
+    return (
+        access.access_studies_for_listing(user)
+        .filter(memberships__user=user, memberships__role=StudyMember.Role.RATER)
+        .annotate(
+            item_total=Count("items", distinct=True),
+            my_done=Count(
+                "items__assignments",
+                filter=Q(items__assignments__rater=user, items__assignments__state__in=Assignment.FINISHED_STATES),
+                distinct=True,
+            ),
+        )
+        .order_by("-created_at")
+    )
+
+
+# "Next" after a submit: the next item (default) or back to the queue; a per-browser setting.
+AFTER_SUBMIT_COOKIE = "medreview_after_submit"
+
+
+def is_editing(assignment: Assignment) -> bool:
+    """A submitted item its rater may still change (until its inspection starts)."""
+    return assignment.state == Assignment.State.SUBMITTED and not edit_blocker(assignment)
+
+
+def undo_target(request: HttpRequest, assignment: Assignment) -> Assignment | None:
+    """The rater's last submission in this study they may still change (`u` on the next item)."""
+    last = last_editable_submission(study=assignment.item.study, rater=request.user)
+    return last if last is not None and last.pk != assignment.pk else None
+
+
+def page_context(
+    request: HttpRequest, assignment: Assignment, fields: list[Field], field_errors: dict[str, str],
+    *, editable: bool,
+) -> dict[str, Any]:
+    """What the rating page adds for issue 11: edit mode, the errors as a list of links, undo."""
+    titles = field_titles(fields)
+    index_of = {f.id: i for i, f in enumerate(fields)}
+    editing = is_editing(assignment)
+    return {
+        "editing": editing,
+        # Each field error in the rater's words, with the field's index so the page links and focuses it.
+        "field_error_list": [
+            {"index": index_of[key], "field_id": key, "title": titles[key], "message": message}
+            for key, message in field_errors.items() if key in index_of
+        ],
+        "undo": undo_target(request, assignment) if editable and not editing else None,
+        "return_fields": _return_fields(assignment) if assignment.state == Assignment.State.RETURNED else [],
+        "after_submit": request.COOKIES.get(AFTER_SUBMIT_COOKIE, "next"),
+    }
+
+
+def dashboard_context(request: HttpRequest) -> dict[str, Any]:
+    """The physician dashboard's issue-11 parts: agreement with final labels per task, the setting."""
+    return {
+        "agreement_with_final": rater_agreement_with_final(rater=request.user),
+        "after_submit": request.COOKIES.get(AFTER_SUBMIT_COOKIE, "next"),
+    }
+
+
+def _return_fields(assignment: Assignment) -> list[str]:
+    """The fields the inspector's last return asked this annotator to look at (1 query)."""
+    event = assignment.events.filter(kind=ReviewEvent.Kind.RETURNED).order_by("-created_at", "-pk").first()
+    return list((event.data or {}).get("fields", [])) if event else []
+
+
+def save_then_submit(
+    request: HttpRequest, assignment: Assignment, labels: dict[str, dict[str, str]], seconds: int,
+) -> None:
+    """Submit as the rater pressed it: the labels are saved as the draft first (in their own
+    transaction), so a submit that fails validation loses nothing; a submitted item still open to
+    changes is edited instead (`rating_edit`)."""
+    if is_editing(assignment):
+        rating_edit(assignment=assignment, rater=request.user, labels=labels, seconds_spent=seconds)
+        return
+    if assignment.state in (*Assignment.LEASED_STATES, Assignment.State.RETURNED, Assignment.State.EXPIRED):
+        # An off-scale label or a state that forbids writing: the submit below says which.
+        with contextlib.suppress(ValidationError):
+            assignment_save_draft(
+                assignment=assignment, rater=request.user,
+                draft={fid: entry for fid, entry in labels.items() if entry["label"] or entry["comment"]},
+                seconds_spent=seconds,
+            )
+    rating_submit(assignment=assignment, rater=request.user, labels=labels, seconds_spent=seconds)
+
+
+def back_to_queue(request: HttpRequest) -> bool:
+    """After a submit: the button pressed, else the rater's setting (next item by default)."""
+    then = request.POST.get("then")
+    if then in ("dashboard", "next"):
+        return then == "dashboard"
+    return request.COOKIES.get(AFTER_SUBMIT_COOKIE) == "queue"

@@ -1,0 +1,396 @@
+"""The rater's queue: claiming the next item, leases (renewal, revival, expiry) and skipping.
+
+Slots: submitted, returned and revised assignments always hold one of an item's
+`raters_per_item` slots; claimed and drafted ones only while their lease runs. Claims take
+candidate items with `select_for_update(skip_locked=True)` so concurrent claimers spread over
+different items instead of queueing on one, and re-count the slots under the item's lock.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import OperationalError, connection, transaction
+from django.utils import timezone
+from django.utils.translation import gettext
+
+from annotation.access import check_can_write_assignment
+from annotation.locks import lock_assignment
+from annotation.models import Assignment, Item, ItemKind, ReviewEvent, Study, StudyMember
+from annotation.studies.calibration.services import calibration_claim_next, calibration_pending
+from annotation.studies.groups import group_quota, study_has_groups
+from cases.models import CaseRevision
+
+User = AbstractBaseUser
+
+# How many locked candidates a claim inspects before giving up (each is re-counted under its lock).
+_CLAIM_ATTEMPTS = 20
+# How long a claim waits for candidates other claimers hold locked, before saying nothing is left.
+_CLAIM_WAIT_SECONDS = 2.0
+
+
+def _rater_eligible(study: Study, rater: User) -> bool:
+    profile = getattr(rater, "profile", None)
+    if study.required_specialties:
+        mine = {s.casefold() for s in (profile.specialties if profile else [])}
+        if not mine & {s.casefold() for s in study.required_specialties}:
+            return False
+    if study.required_languages:
+        mine = {s.casefold() for s in (profile.languages if profile else [])}
+        if not mine & {s.casefold() for s in study.required_languages}:
+            return False
+    return True
+
+
+def lease_until(study: Study, now: datetime) -> datetime:
+    return now + timedelta(minutes=study.lease_minutes)
+
+
+def _pair_order(study: Study, item: Item, rater: User) -> str:
+    if item.kind != ItemKind.PAIR:
+        return ""
+    return random.Random(f"{study.seed}:{item.pk}:{rater.pk}").choice(["ab", "ba"])
+
+
+def _slot_holders(item: Item, now: datetime, *, excluding: Assignment | None = None) -> int:
+    qs = Assignment.objects.holding_slot(now=now).filter(item=item)
+    if excluding is not None:
+        qs = qs.exclude(pk=excluding.pk)
+    return qs.count()
+
+
+def _expire_lapsed_on_item(item: Item, now: datetime) -> None:
+    """Mark the item's lapsed claims EXPIRED (caller holds the item lock)."""
+    lapsed = list(
+        Assignment.objects.filter(item=item, state__in=Assignment.LEASED_STATES, lease_expires_at__lte=now)
+    )
+    for a in lapsed:
+        a.state = Assignment.State.EXPIRED
+        a.save(update_fields=["state"])
+        ReviewEvent.lease_lapsed(a).save()
+
+
+def _holds_slot(a: Assignment, now: datetime) -> bool:
+    if a.state in Assignment.SLOT_STATES:
+        return True
+    return a.state in Assignment.LEASED_STATES and a.lease_expires_at is not None and a.lease_expires_at > now
+
+
+def _try_claim_item(study: Study, item: Item, rater: User, now: datetime, *, group: str = "") -> Assignment | None:
+    """Give `item` to `rater` if a slot is free (caller holds the item lock), else None.
+
+    One read of the item's assignments, under the lock, serves the slot recount, the marking of
+    lapsed claims and the reuse of the rater's own expired row.
+    """
+    rows = list(Assignment.objects.filter(item=item))
+    if sum(1 for a in rows if _holds_slot(a, now)) >= study.raters_per_item:
+        return None
+    if group and _group_full(study, rows, group, now):
+        return None
+    for lapsed in rows:
+        if lapsed.state in Assignment.LEASED_STATES and not _holds_slot(lapsed, now):
+            lapsed.state = Assignment.State.EXPIRED
+            lapsed.save(update_fields=["state"])
+            ReviewEvent.lease_lapsed(lapsed).save()
+    assignment = next((a for a in rows if a.rater_id == rater.pk), None)
+    order = _pair_order(study, item, rater)
+    if assignment is None:
+        assignment = Assignment.objects.create(
+            item=item, rater=rater, state=Assignment.State.CLAIMED, lease_expires_at=lease_until(study, now),
+            pair_order=order,
+        )
+    else:
+        # Only the rater's own expired row can be here (others are excluded): reuse it, keeping its draft.
+        assignment.state = Assignment.State.DRAFT if assignment.draft else Assignment.State.CLAIMED
+        assignment.lease_expires_at = lease_until(study, now)
+        assignment.pair_order = assignment.pair_order or order
+        assignment.save(update_fields=["state", "lease_expires_at", "pair_order"])
+    ReviewEvent.objects.record(
+        item=item, assignment=assignment, actor=rater, kind=ReviewEvent.Kind.CLAIMED,
+        data={"lease_expires_at": assignment.lease_expires_at.isoformat(), "pair_order": assignment.pair_order},
+    )
+    return assignment
+
+
+def _group_full(study: Study, rows: list[Assignment], group: str, now: datetime) -> bool:
+    """Whether the item's slots for `group` are taken (caller holds the item lock: the count is the truth)."""
+    holders = [a.rater_id for a in rows if _holds_slot(a, now)]
+    same = StudyMember.objects.filter(
+        study=study, role=StudyMember.Role.RATER, group=group, user_id__in=holders).count()
+    return same >= group_quota(study)
+
+
+def _own_unfinished(study: Study, rater: User, now: datetime) -> Assignment | None:
+    own = list(
+        Assignment.objects.filter(
+            item__study=study, rater=rater,
+            state__in=(Assignment.State.RETURNED, *Assignment.LEASED_STATES),
+        ).order_by("pk")
+    )
+    returned = [a for a in own if a.state == Assignment.State.RETURNED]
+    if returned:
+        return returned[0]
+    live = [a for a in own if a.lease_expires_at and a.lease_expires_at > now]
+    if live:
+        a = live[0]
+        a.lease_expires_at = lease_until(study, now)
+        a.save(update_fields=["lease_expires_at"])
+        return a
+    for a in own:
+        # A lapsed claim of this rater: keep it (and its draft) if nobody took the slot meanwhile.
+        item = Item.objects.select_for_update().get(pk=a.item_id)
+        if item.status == Item.Status.OPEN and _slot_holders(item, now, excluding=a) < study.raters_per_item:
+            a.lease_expires_at = lease_until(study, now)
+            a.save(update_fields=["lease_expires_at"])
+            return a
+        _expire_lapsed_on_item(item, now)
+    return None
+
+
+def assignment_claim_next(*, study: Study, rater: User, now: datetime | None = None) -> Assignment | None:
+    """The rater's unfinished assignment in `study`, else a newly claimed eligible item, else None.
+
+    None also when the study is not running or the rater does not meet its eligibility rules.
+    """
+    now = now or timezone.now()
+    # Issue 11: a rater not yet admitted to a study with calibration items rates those first.
+    if calibration_pending(study, rater):
+        return calibration_claim_next(study=study, rater=rater, now=now) if study.status == Study.Status.RUNNING else None
+    # Locks the rater's membership row (which also proves the membership) so one rater's parallel
+    # requests (two tabs) claim one item at a time; candidate items are then locked one by one with
+    # SKIP LOCKED and their slots re-counted under the lock.
+    with transaction.atomic():
+        membership = (
+            StudyMember.objects.select_for_update()
+            .filter(study=study, user=rater, role=StudyMember.Role.RATER)
+            .values_list("pk", "group")
+            .first()
+        )
+        if membership is None:
+            raise PermissionDenied("You are not a rater in this study.")
+        if study.status != Study.Status.RUNNING:
+            return None
+        own = _own_unfinished(study, rater, now)
+        if own is not None:
+            return own
+        if not _rater_eligible(study, rater):
+            return None
+        group = membership[1]
+        if not group and study_has_groups(study):
+            return None  # expert groups by design: a rater outside both groups takes no new item
+        return _claim_new_item(study, rater, now, group=group)
+
+
+def _candidate_item_id(
+    study: Study, rater: User, now: datetime, *, started: bool | None, languages: list[str] | None,
+    tried: list[int], wait: bool = False, group: str = "",
+) -> int | None:
+    """The first open item the rater has not touched with room left, locked with SKIP LOCKED.
+
+    `started` True: items other raters hold a slot on (taken first, so items complete and reach
+    agreement sooner); False: items nobody holds; None: either. `wait`: wait for the row lock
+    instead of skipping locked rows. Hand-written SQL because this runs on every
+    claim and the equivalent ORM expression (NOT IN, correlated count, FOR UPDATE OF) cost more to
+    compile than to execute. The count is only a guess; `_try_claim_item` re-counts under the lock.
+    """
+    item_table = connection.ops.quote_name(Item._meta.db_table)
+    assignment_table = connection.ops.quote_name(Assignment._meta.db_table)
+    revision_table = connection.ops.quote_name(CaseRevision._meta.db_table)
+    live = connection.ops.adapt_datetimefield_value(now)
+    params: list[Any] = []
+    join = language = ""
+    if languages is not None:
+        join = f"JOIN {revision_table} r ON r.id = i.revision_id"
+        marks = ", ".join(["%s"] * len(languages))
+        language = f"AND (r.language = '' OR r.language IN ({marks}))" if languages else "AND r.language = ''"
+    params += [study.pk, Item.Status.OPEN]
+    # NOT IN over the rater's own items: one hashed scan of their assignments, not a probe per item.
+    params += [rater.pk, Assignment.State.EXPIRED]
+    params += list(languages or [])
+    params += [*Assignment.SLOT_STATES, *Assignment.LEASED_STATES, live]
+    if started is None:
+        room = "< %s"
+        params.append(study.raters_per_item)
+    elif started:
+        room = "BETWEEN 1 AND %s"
+        params.append(study.raters_per_item - 1)
+    else:
+        room = "= 0"
+    in_group = ""
+    if group:
+        # Expert groups by design: only items whose slots for the rater's group are not all held.
+        member_table = connection.ops.quote_name(StudyMember._meta.db_table)
+        in_group = f"""AND (SELECT COUNT(*) FROM {assignment_table} g JOIN {member_table} s
+               ON s.user_id = g.rater_id AND s.study_id = i.study_id AND s.role = %s
+               WHERE g.item_id = i.id AND s.{connection.ops.quote_name("group")} = %s
+               AND (g.state IN (%s, %s, %s) OR (g.state IN (%s, %s) AND g.lease_expires_at > %s))) < %s"""  # noqa: S608 - quoted names only
+        params += [StudyMember.Role.RATER, group, *Assignment.SLOT_STATES, *Assignment.LEASED_STATES, live,
+                   group_quota(study)]
+    skip = ""
+    if tried:
+        skip = f"AND i.id NOT IN ({', '.join(['%s'] * len(tried))})"
+        params += tried
+    lock = ""
+    if connection.features.has_select_for_update_skip_locked:
+        lock = " FOR UPDATE OF i" if wait else " FOR UPDATE OF i SKIP LOCKED"
+    sql = f"""
+        SELECT i.id FROM {item_table} i {join}
+        WHERE i.study_id = %s AND i.status = %s
+          AND i.id NOT IN (SELECT m.item_id FROM {assignment_table} m WHERE m.rater_id = %s AND m.state <> %s)
+          {language}
+          AND (SELECT COUNT(*) FROM {assignment_table} h WHERE h.item_id = i.id
+               AND (h.state IN (%s, %s, %s) OR (h.state IN (%s, %s) AND h.lease_expires_at > %s))) {room}
+          {in_group}
+          {skip}
+        ORDER BY i.id LIMIT 1{lock}
+    """  # noqa: S608 - only quoted table names and placeholder lists are interpolated; values are params
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    return row[0] if row else None
+
+
+def _claim_new_item(study: Study, rater: User, now: datetime, *, group: str = "") -> Assignment | None:
+    """Lock and claim the first candidate with room (caller holds the transaction and the rater lock)."""
+    languages = None
+    if study.required_languages:
+        profile = getattr(rater, "profile", None)
+        languages = list(profile.languages) if profile else []
+    tried: list[int] = []
+    for started in (True, False):
+        claimed = _claim_unlocked(study, rater, now, started=started, languages=languages, tried=tried, group=group)
+        if claimed is not None:
+            return claimed
+    if not connection.features.has_select_for_update_skip_locked:
+        return None
+    # Every candidate may just have been locked by someone else (typically another rater claiming
+    # or submitting on the same items): rather than report an empty queue, wait for one. If it
+    # fills meanwhile, try the other candidates again, until a slot is ours, none is left, or
+    # _CLAIM_WAIT_SECONDS pass. Cannot deadlock with another claimer: the locks we hold are on
+    # items that were full, which are no one's candidates.
+    deadline = time.monotonic() + _CLAIM_WAIT_SECONDS
+    while (remaining := deadline - time.monotonic()) > 0:
+        item_id, claimed = _claim_after_wait(study, rater, now, remaining, languages=languages, tried=tried,
+                                             group=group)
+        if claimed is not None or item_id is None:
+            return claimed
+        tried.append(item_id)  # it filled while we waited
+        claimed = _claim_unlocked(study, rater, now, started=None, languages=languages, tried=tried, group=group)
+        if claimed is not None:
+            return claimed
+    return None
+
+
+def _claim_unlocked(
+    study: Study, rater: User, now: datetime, *, started: bool | None, languages: list[str] | None,
+    tried: list[int], group: str,
+) -> Assignment | None:
+    """Claim the first candidate nobody holds a lock on (SKIP LOCKED); full ones go to `tried`."""
+    for _ in range(_CLAIM_ATTEMPTS):
+        item_id = _candidate_item_id(study, rater, now, started=started, languages=languages, tried=tried,
+                                     group=group)
+        if item_id is None:
+            return None
+        claimed = _claim_locked_item(study, item_id, rater, now, group=group)
+        if claimed is not None:
+            return claimed
+        tried.append(item_id)
+    return None
+
+
+def _claim_after_wait(
+    study: Study, rater: User, now: datetime, seconds: float, *, languages: list[str] | None, tried: list[int],
+    group: str,
+) -> tuple[int | None, Assignment | None]:
+    """Wait (at most `seconds`) for the first untried candidate's lock, then try to claim it.
+    Returns (the candidate, the claim); (None, None) when no candidate is left or the wait timed out.
+    The savepoint keeps a lock timeout from breaking the outer transaction."""
+    try:
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute(f"SET LOCAL lock_timeout = '{max(1, int(seconds * 1000))}ms'")
+            item_id = _candidate_item_id(study, rater, now, started=None, languages=languages, tried=tried,
+                                         wait=True, group=group)
+            if item_id is None:
+                return None, None
+            return item_id, _claim_locked_item(study, item_id, rater, now, group=group)
+    except OperationalError:
+        return None, None
+
+
+def _claim_locked_item(study: Study, item_id: int, rater: User, now: datetime, *, group: str = "") -> Assignment | None:
+    # Already locked by the candidate query; this read joins what the rating screen shows.
+    item = (
+        Item.objects.select_related("study", "revision", "response", "response_b", "question_set")
+        .defer("revision__raw", "revision__extra", "response__raw", "response_b__raw")
+        .get(pk=item_id)
+    )
+    return _try_claim_item(study, item, rater, now, group=group) if item.status == Item.Status.OPEN else None
+
+
+def ensure_live(a: Assignment, item: Item, study: Study, now: datetime) -> None:
+    """Raise unless the rater may still write to `a`; revive a lapsed claim whose slot is still free.
+
+    Caller holds the item and assignment locks (`lock_assignment`).
+    """
+    if a.state in Assignment.FINISHED_STATES:
+        raise ValidationError({"state": gettext("state: already submitted; it can change only if an inspector returns it.")})
+    if a.state == Assignment.State.SKIPPED:
+        raise ValidationError({"state": gettext("state: you skipped this item.")})
+    if a.state == Assignment.State.RETURNED:
+        return
+    if study.status != Study.Status.RUNNING:
+        raise ValidationError({"state": gettext("state: this study is not running.")})
+    if a.state in Assignment.LEASED_STATES and a.lease_expires_at and a.lease_expires_at > now:
+        return
+    if item.status == Item.Status.OPEN and _slot_holders(item, now, excluding=a) < study.raters_per_item:
+        if a.state == Assignment.State.EXPIRED:
+            a.state = Assignment.State.DRAFT if a.draft else Assignment.State.CLAIMED
+        a.lease_expires_at = lease_until(study, now)
+        return
+    raise ValidationError(
+        {"state": gettext("state: your claim on this item lapsed and another rater took the slot; take the next item.")}
+    )
+
+
+def lease_expire(*, now: datetime | None = None) -> int:
+    """Mark every lapsed claim or draft EXPIRED (with an event); returns how many."""
+    now = now or timezone.now()
+    # Locks the lapsed assignments and their items (skipping any a claim or draft save holds right
+    # now); the locked rows are re-checked by the database, so a renewed lease is never expired.
+    with transaction.atomic():
+        lapsed = list(
+            Assignment.objects.filter(state__in=Assignment.LEASED_STATES, lease_expires_at__lte=now)
+            .select_for_update(skip_locked=True)
+            .select_related("item")
+        )
+        for a in lapsed:
+            Assignment.objects.filter(pk=a.pk).update(state=Assignment.State.EXPIRED)
+        ReviewEvent.objects.bulk_create(ReviewEvent.lease_lapsed(a) for a in lapsed)
+    return len(lapsed)
+
+
+def assignment_skip(*, assignment: Assignment, rater: User, reason: str, now: datetime | None = None) -> Assignment:
+    """Give the item back with a reason; this rater is never offered it again."""
+    now = now or timezone.now()
+    check_can_write_assignment(rater, assignment)
+    if not reason or not reason.strip():
+        raise ValidationError({"reason": gettext("reason: say why you skip this item.")})
+    # Locks the item: skipping frees a slot that concurrent claims count.
+    with transaction.atomic():
+        item, a, _study = lock_assignment(assignment)
+        if a.state not in (*Assignment.LEASED_STATES, Assignment.State.EXPIRED):
+            raise ValidationError({"state": gettext("state: a %(state)s item cannot be skipped.") % {"state": str(a.get_state_display()).lower()}})
+        a.state = Assignment.State.SKIPPED
+        a.skip_reason = reason.strip()
+        a.lease_expires_at = None
+        a.save(update_fields=["state", "skip_reason", "lease_expires_at"])
+        ReviewEvent.objects.record(item=item, assignment=a, actor=rater, kind=ReviewEvent.Kind.SKIPPED,
+                                   reason=a.skip_reason)
+    return a
+

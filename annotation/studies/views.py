@@ -1,0 +1,172 @@
+"""The admin's study pages: the list with the creation form, a study's progress page, adding
+members and items, start and close.
+"""
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import Count, Q, QuerySet
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+from django.views.decorators.http import require_http_methods
+
+from accounts.roles import is_admin, is_inspector
+from annotation import access
+from annotation.models import Item, Study, StudyMember
+from annotation.outcomes.selectors import study_effort
+from annotation.studies import services
+from annotation.studies.forms import AddItemsForm, AddMembersForm, StudyCreateForm, split_list
+from annotation.studies.selectors import STUCK_AFTER_DAYS, STUCK_AFTER_ROUNDS, study_progress
+from medreview.errors import error_messages
+
+
+def _admin_studies() -> QuerySet[Study]:
+    return Study.objects.annotate(
+        item_total=Count("items", distinct=True),
+        items_resolved=Count("items", filter=Q(items__status=Item.Status.RESOLVED), distinct=True),
+        items_inspection=Count("items", filter=Q(items__status=Item.Status.INSPECTION), distinct=True),
+        items_returned=Count("items", filter=Q(items__status=Item.Status.RETURNED), distinct=True),
+        rater_total=Count(
+            "memberships", filter=Q(memberships__role=StudyMember.Role.RATER), distinct=True
+        ),
+    ).prefetch_related("tasks").order_by("-created_at")
+
+
+@require_http_methods(["GET", "POST"])
+def admin_dashboard(request: HttpRequest) -> HttpResponse:
+    if not is_admin(request.user):
+        raise PermissionDenied("Only admins run studies.")
+    form = StudyCreateForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            study = _create_study(request, form)
+        except ValidationError as exc:
+            for message in error_messages(exc):
+                form.add_error(None, message)
+        else:
+            messages.success(request, _("Study “%(name)s” created with %(count)d items.") % {"name": study.name, "count": study.items.count()})
+            return redirect("annotation:study_detail", pk=study.pk)
+    status = 400 if request.method == "POST" else 200
+    return render(
+        request, "studies/admin_dashboard.html", {"studies": list(_admin_studies()), "form": form},
+        status=status,
+    )
+
+
+def _create_study(request: HttpRequest, form: StudyCreateForm) -> Study:
+    data = form.cleaned_data
+    study = services.study_create(
+        name=data["name"],
+        created_by=request.user,
+        task_slugs=[task.slug for task in data["tasks"]],
+        selection=services.ItemSelection(**form.selection_kwargs()),
+        raters_per_item=data["raters_per_item"],
+        inspect_all=data["inspect_all"],
+        inspect_disagreements=data["inspect_disagreements"],
+        inspect_share=data["inspect_share"] or 0.0,
+        guidelines=data["guidelines"],
+        deadline=data["deadline"],
+        required_specialties=split_list(data["required_specialties"]),
+        required_languages=split_list(data["required_languages"]),
+        seed=data["seed"],
+        lease_minutes=data["lease_minutes"],
+        show_prescreen=data["show_prescreen"],
+        min_inspector_rank=data["min_inspector_rank"] or "",
+        text_display=data["text_display"] or "auto",
+        translation_language=data["translation_language"] or "zh-Hans",
+    )
+    if data["raters"]:
+        services.study_add_members(
+            study=study, users=list(data["raters"]), role=StudyMember.Role.RATER, actor=request.user
+        )
+    if data["inspectors"]:
+        services.study_add_members(
+            study=study, users=list(data["inspectors"]), role=StudyMember.Role.INSPECTOR, actor=request.user
+        )
+    if data["start"]:
+        services.study_start(study=study, actor=request.user)
+    return study
+
+
+@require_http_methods(["GET"])
+def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    study = access.access_study_for_progress(request.user, pk)
+    admin = is_admin(request.user)
+    inspector = admin or is_inspector(request.user)
+    progress = study_progress(study=study)
+    return render(
+        request,
+        "studies/study_detail.html",
+        {
+            "study": study,
+            "progress": progress,
+            "is_admin": admin,
+            # Researchers see raters only under their pseudonyms.
+            "show_names": inspector,
+            "can_inspect": inspector,
+            "stuck_days": STUCK_AFTER_DAYS,
+            "stuck_rounds": STUCK_AFTER_ROUNDS,
+            "members_form": AddMembersForm() if admin else None,
+            "items_form": AddItemsForm(prefix="items") if admin else None,
+            # Effort and cost (docs/curation.md): time per rater, by pseudonym like the export.
+            "effort": study_effort(study).as_dict(),
+        },
+    )
+
+
+@require_http_methods(["POST"])
+def study_add_members(request: HttpRequest, pk: int) -> HttpResponse:
+    study = access.access_study_for_management(request.user, pk)
+    form = AddMembersForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("Choose at least one person and a role."))
+        return redirect("annotation:study_detail", pk=study.pk)
+    try:
+        added = services.study_add_members(
+            study=study, users=list(form.cleaned_data["users"]), role=form.cleaned_data["role"],
+            actor=request.user,
+        )
+    except ValidationError as exc:
+        for message in error_messages(exc):
+            messages.error(request, message)
+    else:
+        messages.success(request, ngettext("%(count)d member added.", "%(count)d members added.", added) % {"count": added})
+    return redirect("annotation:study_detail", pk=study.pk)
+
+
+@require_http_methods(["POST"])
+def study_add_items(request: HttpRequest, pk: int) -> HttpResponse:
+    study = access.access_study_for_management(request.user, pk)
+    form = AddItemsForm(request.POST, prefix="items")
+    if not form.is_valid():
+        messages.error(request, _("Items not added: %(errors)s") % {"errors": form.errors.as_text()})
+        return redirect("annotation:study_detail", pk=study.pk)
+    try:
+        added = services.study_add_items(
+            study=study, selection=services.ItemSelection(**form.selection_kwargs()), actor=request.user
+        )
+    except ValidationError as exc:
+        for message in error_messages(exc):
+            messages.error(request, message)
+    else:
+        messages.success(request, ngettext("%(count)d item added.", "%(count)d items added.", added) % {"count": added})
+    return redirect("annotation:study_detail", pk=study.pk)
+
+
+@require_http_methods(["POST"])
+def study_status(request: HttpRequest, pk: int) -> HttpResponse:
+    study = access.access_study_for_management(request.user, pk)
+    action = request.POST.get("action")
+    try:
+        if action == "start":
+            services.study_start(study=study, actor=request.user)
+        elif action == "close":
+            services.study_close(study=study, actor=request.user)
+        else:
+            messages.error(request, _("Unknown action."))
+    except ValidationError as exc:
+        for message in error_messages(exc):
+            messages.error(request, message)
+    return redirect(reverse("annotation:study_detail", kwargs={"pk": study.pk}))

@@ -1,0 +1,87 @@
+"""The validated set in LiveClin's own format: only validated question sets, their text unchanged
+(the source line as imported), each with a review summary.
+
+The record and the bytes come from the curated-release writer (`cases.exporters.liveclin.WRITER`,
+the same one curations use); this module only decides which sets are kept (`rules.outcome`, which
+also weighs the Judge's pre-screen) and adds the quality-check summary to the writer's
+`physician_review` block: the outcome, the pre-screen result and each MCQ's Judge and final labels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from cases.exporters.base import CaseDecision, CaseReview, CurationRules, FieldOutcome, sha256_hex
+from cases.exporters.liveclin import WRITER
+from cases.exporters.writer import REVIEW_KEY
+from cases.importers.base import ParsedCase
+from cases.release_data import release_cases
+from liveclin.quality.loading import ReleaseReview
+from liveclin.quality.rules import CHECKS, VALIDATED, Outcome, SetReview, outcome
+
+RULE_INSPECTOR = "inspector"
+RULE_UNANIMOUS = "unanimous"
+
+
+@dataclass(frozen=True)
+class ValidatedExport:
+    file_name: str
+    data: bytes
+    sets: int  # question sets written
+    sha256: str
+
+
+def _case_review(review: SetReview) -> CaseReview:
+    mcqs = {
+        m.position: {
+            check: FieldOutcome(
+                label=m.final[check].label,
+                rule=RULE_INSPECTOR if m.final[check].source in ("accepted", "adjudicated") else RULE_UNANIMOUS,
+                source=m.final[check].source,
+            )
+            for check in CHECKS if check in m.final
+        }
+        for m in review.mcqs
+    }
+    return CaseReview(mcqs=mcqs)
+
+
+def quality_summary(review: SetReview, result: Outcome) -> dict[str, Any]:
+    return {
+        "outcome": result.status,
+        "reasons": list(result.reasons),
+        "prescreen": {None: "not screened", True: "passed", False: "flagged"}[review.passed_prescreen],
+        "mcqs": [
+            {
+                "position": m.position,
+                "judge": {c: m.judge.get(c) for c in CHECKS if c in m.judge},
+                "final": {c: m.final[c].label for c in CHECKS if c in m.final},
+            }
+            for m in review.mcqs
+        ],
+    }
+
+
+def validated_records(review: ReleaseReview, cases: list[ParsedCase], name: str) -> list[dict[str, Any]]:
+    by_key = {c.external_id: c for c in cases}
+    rules = CurationRules(review_block=True)
+    records = []
+    for set_review in review.sets:
+        result = outcome(set_review)
+        case = by_key.get(set_review.key)
+        if result.status != VALIDATED or case is None:
+            continue
+        decision = CaseDecision(case=case, review=_case_review(set_review), status=result.status)
+        record = WRITER.record(decision, rules, name)
+        record[REVIEW_KEY]["quality_check"] = quality_summary(set_review, result)
+        records.append(record)
+    return records
+
+
+def validated_export(review: ReleaseReview, *, name: str = "") -> ValidatedExport:
+    """The `liveclin` JSONL of the release's validated sets, in file order."""
+    name = name or f"{review.release.label}-validated"
+    records = validated_records(review, release_cases(review.release), name)
+    data = WRITER.serialize(records)
+    return ValidatedExport(file_name=WRITER.file_name(name), data=data, sets=len(records), sha256=sha256_hex(data))

@@ -1,0 +1,18 @@
+"""LiveClin's quality-check addresses: pages under /reports/ (namespace `liveclin`), API under
+/api/reports/ (namespace `liveclin_api`), beside the agreement reports they belong with."""
+
+from django.urls import path
+
+from liveclin import api, views
+
+urlpatterns = [
+    path("release/<int:pk>/quality/", views.release_quality, name="release_quality"),
+    path("release/<int:pk>/validated.jsonl", views.release_validated_export, name="release_validated_export"),
+    path("study/<int:pk>/team/", views.study_team, name="study_team"),
+]
+
+api_urlpatterns = [
+    path("releases/<int:pk>/quality/", api.ReleaseQualityAPI.as_view(), name="release_quality"),
+    path("releases/<int:pk>/validated/", api.ReleaseValidatedExportAPI.as_view(), name="release_validated_export"),
+    path("studies/<int:pk>/team/", api.StudyTeamAPI.as_view(), name="study_team"),
+]

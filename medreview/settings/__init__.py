@@ -1,0 +1,331 @@
+"""medreview settings, read from the environment.
+
+DATABASE_URL   sqlite:///path or postgres://user@host:port/name (default: SQLite file db.sqlite3)
+SECRET_KEY     required unless DEBUG is on
+DEBUG          "1"/"true" to enable (default off)
+ALLOWED_HOSTS  comma-separated (default localhost,127.0.0.1 when DEBUG)
+TASKS_BACKEND  "db" (default: django-tasks-db, run `manage.py db_worker`) or "immediate"
+MEDREVIEW_DEV_TOOLS  "1" installs the `devtools` app (test doubles; never in production)
+
+Every other variable (HTTPS, sessions, lockout, tokens, throttles, storage, graders, e-mail, single
+sign-on) is listed with its default in docs/deployment.md.
+"""
+
+from datetime import timedelta
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from medreview.settings.env import env_bool, env_int, env_list, env_mapping, env_str
+
+BASE_DIR = Path(__file__).resolve().parents[2]  # the checkout: medreview/settings/__init__.py is two levels down
+
+DEBUG = env_bool("DEBUG", default=False)
+
+SECRET_KEY = env_str("SECRET_KEY", default="")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            "SECRET_KEY is not set: on a server export SECRET_KEY (docs/deployment.md); on your own "
+            "machine run commands as `python3 dev.py manage <command>`, which turns on DEBUG."
+        )
+    # A fixed key is acceptable only for local development with DEBUG on.
+    SECRET_KEY = "medreview-insecure-development-key-do-not-use-in-production"  # noqa: S105
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"] if DEBUG else [])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", default=[])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "knox",  # API tokens stored as hashes, with an expiry
+    "axes",  # login lockout
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "django_tasks",
+    "django_tasks_db",
+    "accounts",
+    "cases",
+    "annotation",
+    "agreement",
+    "liveclin",
+    "graders",
+    "demo",
+]
+# Test and development doubles (the fake OpenAI endpoint command): tests and `dev.py demo` turn them on.
+if env_bool("MEDREVIEW_DEV_TOOLS", default=False):
+    INSTALLED_APPS.append("devtools")
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    # Language: the cookie, then the browser's Accept-Language; a signed-in user's profile wins
+    # (accounts.language.middleware.ProfileLanguageMiddleware, after authentication).
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "accounts.language.middleware.ProfileLanguageMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "medreview.middleware.LoginRequiredEverywhereMiddleware",
+    "medreview.middleware.SessionIdleTimeoutMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: turns a locked-out sign-in into its lockout page
+]
+
+ROOT_URLCONF = "medreview.urls"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "accounts.roles.role_context",
+            ],
+        },
+    },
+]
+
+WSGI_APPLICATION = "medreview.wsgi.application"
+ASGI_APPLICATION = "medreview.asgi.application"
+
+DATABASES = {
+    "default": dj_database_url.parse(
+        env_str("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
+        conn_max_age=env_int("CONN_MAX_AGE", default=0),
+        # A reused connection is checked first, so a restarted database or a terminated backend
+        # costs a reconnect instead of one 500 per dead connection.
+        conn_health_checks=True,
+    )
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # WAL lets the worker and the web process read while the other writes; the timeout waits
+    # out short write locks instead of failing with "database is locked".
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {"timeout": 20, "init_command": "PRAGMA journal_mode=WAL;"}
+    )
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "en"
+# The interface ships complete in these languages (docs/i18n.md: adding a third). A zh-CN / zh-SG
+# browser falls back to zh-Hans through Django's language fallbacks.
+LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = Path(env_str("STATIC_ROOT", default=str(BASE_DIR / "staticfiles")))
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        if not DEBUG
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
+    },
+    # Uploaded import files: in the database, so web servers and workers on different machines all
+    # read them; `IMPORT_STORAGE=filesystem` keeps them under MEDIA_ROOT (then it must be shared).
+    "imports": {
+        "BACKEND": "django.core.files.storage.FileSystemStorage"
+        if env_str("IMPORT_STORAGE", default="database") == "filesystem"
+        else "cases.storage.DatabaseStorage"
+    },
+}
+MEDIA_ROOT = Path(env_str("MEDIA_ROOT", default=str(BASE_DIR / "media")))
+MEDIA_URL = "media/"
+# Uploaded import files can be large (a LiveMedBench release is tens of MB).
+DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+
+SESSION_COOKIE_HTTPONLY = True
+# An idle timeout: medreview.middleware.SessionIdleTimeoutMiddleware saves an active session (at most
+# once a minute), pushing its expiry forward, so a session ends after this long unused.
+SESSION_COOKIE_AGE = int(env_int("SESSION_IDLE_HOURS", default=8) * 3600)
+SESSION_COOKIE_SECURE = not DEBUG and env_bool("SECURE_COOKIES", default=True)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+# HTTPS: HTTP redirected and HSTS sent whenever cookies are Secure (production); SECURE_COOKIES=0
+# turns all three off for a plain-HTTP trial. Behind a TLS proxy set SECURE_PROXY_SSL_HEADER=1.
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", default=SESSION_COOKIE_SECURE)
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # load balancers probe over plain HTTP
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", default=31536000 if SESSION_COOKIE_SECURE else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", default=False)
+if env_bool("SECURE_PROXY_SSL_HEADER", default=False):
+    # Only behind a proxy that overwrites X-Forwarded-Proto; otherwise a client could claim HTTPS.
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# Content-Security-Policy (django-csp) on every response: scripts only from medreview itself, no
+# inline script anywhere. Inline style attributes stay allowed (progress bar widths); images may
+# come from https (LiveClin figures are linked by URL).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "img-src": ["'self'", "data:", "https:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    },
+}
+
+# Login lockout (django-axes): after AXES_FAILURE_LIMIT wrong passwords a username is locked for
+# AXES_COOLOFF_MINUTES, even for the right password; a successful sign-in resets the count.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", default=10)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("AXES_COOLOFF_MINUTES", default=30))
+# By username only: behind the hospital's proxy every client shares one address, and locking that
+# address would lock everyone out (axes.W006 says to add the address; deliberately not done).
+AXES_LOCKOUT_PARAMETERS = ["username"]
+SILENCED_SYSTEM_CHECKS = ["axes.W006"]
+AXES_RESET_ON_SUCCESS = True
+AXES_VERBOSE = False  # no start-up banner in every command's output
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+
+# Single sign-on (OpenID Connect, mozilla-django-oidc): off unless OIDC_ENABLED.
+OIDC_ENABLED = env_bool("OIDC_ENABLED", default=False)
+OIDC_RP_CLIENT_ID = env_str("OIDC_RP_CLIENT_ID", default="")
+OIDC_RP_CLIENT_SECRET = env_str("OIDC_RP_CLIENT_SECRET", default="")
+OIDC_OP_AUTHORIZATION_ENDPOINT = env_str("OIDC_OP_AUTHORIZATION_ENDPOINT", default="")
+OIDC_OP_TOKEN_ENDPOINT = env_str("OIDC_OP_TOKEN_ENDPOINT", default="")
+OIDC_OP_USER_ENDPOINT = env_str("OIDC_OP_USER_ENDPOINT", default="")
+OIDC_OP_JWKS_ENDPOINT = env_str("OIDC_OP_JWKS_ENDPOINT", default="")
+OIDC_RP_SIGN_ALGO = "RS256"
+OIDC_RP_SCOPES = "openid email profile"
+OIDC_TIMEOUT = 10
+OIDC_USERNAME_CLAIM = env_str("OIDC_USERNAME_CLAIM", default="preferred_username")
+OIDC_ROLE_CLAIM = env_str("OIDC_ROLE_CLAIM", default="groups")
+OIDC_ROLE_MAP = env_mapping("OIDC_ROLE_MAP", default={})  # "group=role,..."
+LOGIN_REDIRECT_URL_FAILURE = "/accounts/login/?sso=failed"
+if OIDC_ENABLED:
+    AUTHENTICATION_BACKENDS.append("accounts.oidc.RoleMappingOIDCBackend")
+
+# Invitations and other mail: printed to the console in development, SMTP otherwise.
+EMAIL_BACKEND = env_str(
+    "EMAIL_BACKEND",
+    default="django.core.mail.backends.console.EmailBackend" if DEBUG else "django.core.mail.backends.smtp.EmailBackend",
+)
+EMAIL_HOST = env_str("EMAIL_HOST", default="localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", default=25)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", default="")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", default="")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", default=False)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", default="medreview <medreview@localhost>")
+PASSWORD_RESET_TIMEOUT = env_int("INVITATION_DAYS", default=7) * 86400  # invitation links expire
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "medreview.authentication.ProfileTokenAuthentication",
+    ],
+    # Rates are read from API_THROTTLE_RATES on each request (medreview.throttling).
+    "DEFAULT_THROTTLE_CLASSES": ["medreview.throttling.UserThrottle", "medreview.throttling.AnonThrottle"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    # Services raise Django's ValidationError / medreview.errors.ConflictError; one handler maps
+    # them to 400 / 409 with the same body shape in every app.
+    "EXCEPTION_HANDLER": "medreview.drf.exception_handler",
+}
+API_THROTTLE_RATES = {
+    "user": env_str("API_THROTTLE_USER", default="1200/minute"),
+    "anon": env_str("API_THROTTLE_ANON", default="60/minute"),
+}
+# API tokens (django-rest-knox): only a hash is stored, each expires, the key is shown once.
+API_TOKEN_DAYS = env_int("API_TOKEN_DAYS", default=90)
+REST_KNOX = {
+    "TOKEN_TTL": timedelta(days=API_TOKEN_DAYS),
+    "AUTH_HEADER_PREFIX": "Token",  # the header clients already send
+    "AUTO_REFRESH": False,
+}
+
+# Graders: keys only from variables with this prefix, endpoints only on these hosts (graders/endpoints/policy.py).
+GRADER_KEY_ENV_PREFIX = env_str("GRADER_KEY_ENV_PREFIX", default="MEDREVIEW_GRADER_KEY_")
+GRADER_ALLOWED_HOSTS = env_list("GRADER_ALLOWED_HOSTS", default=["127.0.0.1", "localhost"] if DEBUG else [])
+# A runner silent this long is dead: its chunks and slot are taken over (graders/jobs/healing.py).
+GRADERS_STALE_SECONDS = env_int("GRADERS_STALE_SECONDS", default=30)
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "medreview API",
+    "DESCRIPTION": "Physician review of medical LLM benchmark data and automated grading.",
+    "VERSION": "0.1.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    # Swagger UI's assets are served from the sidecar package: no CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    # Several models have a `status` / `kind` field; give each choice set its own schema name.
+    "ENUM_NAME_OVERRIDES": {
+        "ItemKindEnum": "annotation.models.ItemKind",
+        "ItemStatusEnum": "annotation.models.Item.Status",
+        "StudyStatusEnum": "annotation.models.Study.Status",
+        "AssignmentStateEnum": "annotation.models.Assignment.State",
+        "GraderKindEnum": "graders.models.GraderKind",
+        "ReleaseStatusEnum": "cases.models.Release.Status",
+    },
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
+}
+
+TASKS = {
+    "default": {
+        "BACKEND": (
+            "django_tasks.backends.immediate.ImmediateBackend"
+            if env_str("TASKS_BACKEND", default="db") == "immediate"
+            else "django_tasks_db.DatabaseBackend"
+        ),
+        "QUEUES": ["default", "grading", "imports"],
+    }
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    # Expected refusals (403, 404) are the access rules working: one line, no traceback.
+    "filters": {"expected_refusals": {"()": "medreview.logfilters.ExpectedRefusalFilter"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", default="INFO")},
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        "axes": {"level": "WARNING"},  # not a line per successful sign-in
+        "django.request": {"filters": ["expected_refusals"]},
+        "django.security": {"filters": ["expected_refusals"]},
+    },
+}
