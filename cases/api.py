@@ -50,6 +50,7 @@ class ImportAPI(APIView):
             release_label=data.get("release") or "", model_name=data.get("model") or None,
             grader_model=data["grader_model"], user=request.user, dry_run=data["dry_run"],
             case_reports=(data["case_reports"].name, data["case_reports"].read()) if data.get("case_reports") else None,
+            taxonomy=(data.get("taxonomy") or "").strip(),
         )
         status = {"imported": 201, "refused": 400}.get(report.status, 200)
         return Response(ImportReportSerializer(report.to_dict()).data, status=status)

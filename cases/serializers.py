@@ -33,6 +33,10 @@ class ImportRequestSerializer(serializers.Serializer):
     case_reports = serializers.FileField(
         required=False, help_text="liveclin only: a side file of source case reports (see docs/formats.md)"
     )
+    taxonomy = serializers.CharField(
+        max_length=101, required=False, allow_blank=True,
+        help_text="ai-labels and liveclin-labels: the taxonomy of taxonomy labels, key or key@version (default liveclin)",
+    )
 
 
 class ImportErrorSerializer(serializers.Serializer):
@@ -52,6 +56,7 @@ class CreatedCountsSerializer(serializers.Serializer):
     revisions = serializers.IntegerField()
     judge_scores = serializers.IntegerField(required=False, help_text="judge-scores files only")
     pairwise_judgements = serializers.IntegerField(required=False, help_text="pairwise-verdicts files only")
+    ai_labels = serializers.IntegerField(required=False, help_text="ai-labels and liveclin-labels files only")
 
 
 class ImportReportSerializer(serializers.Serializer):

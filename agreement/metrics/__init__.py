@@ -25,7 +25,10 @@ Modules: ``results`` (result types, inference), ``encoding`` (labels to codes, c
 matrices), ``coefficients`` (AC1/AC2, Fleiss, Cohen/Conger, Brennan-Prediger, percent agreement),
 ``krippendorff``, ``binary`` (Macro-F1), ``correlation``, ``rubric`` (rubric accuracy, case score,
 CACS), ``bootstrap``, ``per_rater`` (each rater against the others, AC1 from its sums),
-``pairwise`` (position bias of pairwise judges), ``ranking`` (ranking stability between graders). Import from the package: ``from agreement.metrics import gwet_ac1``.
+``pairwise`` (position bias of pairwise judges), ``ranking`` (ranking stability between graders),
+``label_audit`` (AI labels against experts per taxonomy level, audit accuracy per label family,
+pipeline pass rates with McNemar; LiveClin App. E, J, Table 1). Import from the package:
+``from agreement.metrics import gwet_ac1``.
 """
 
 from __future__ import annotations
@@ -44,6 +47,18 @@ from agreement.metrics.coefficients import (
 from agreement.metrics.correlation import kendall, pearson, spearman
 from agreement.metrics.encoding import count_matrix, encode_ratings, weight_matrix
 from agreement.metrics.krippendorff import krippendorff_alpha
+from agreement.metrics.label_audit import (
+    McNemar,
+    PipelineComparison,
+    Proportion,
+    audit_accuracy,
+    expert_agreement_by_level,
+    label_accuracy,
+    mcnemar,
+    pipeline_comparison,
+    proportion,
+    taxonomy_accuracy,
+)
 from agreement.metrics.pairwise import PairwisePositionBias, pairwise_position_bias
 from agreement.metrics.per_rater import PerRaterResult, ac1_from_sums, ac1_terms, per_rater_agreement
 from agreement.metrics.ranking import ranking_stability
@@ -67,11 +82,15 @@ __all__ = [
     "CorrelationResult",
     "MacroF1Result",
     "MacroF1VsRatersResult",
+    "McNemar",
     "MetricResult",
     "PerRaterResult",
     "PairwisePositionBias",
+    "PipelineComparison",
+    "Proportion",
     "ac1_from_sums",
     "ac1_terms",
+    "audit_accuracy",
     "bootstrap_macro_f1",
     "bootstrap_macro_f1_difference",
     "brennan_prediger",
@@ -83,20 +102,26 @@ __all__ = [
     "count_matrix",
     "encode_binary",
     "encode_ratings",
+    "expert_agreement_by_level",
     "fleiss_kappa",
     "gwet_ac1",
     "gwet_ac2",
     "kendall",
     "krippendorff_alpha",
+    "label_accuracy",
     "macro_f1",
     "macro_f1_from_counts",
     "macro_f1_vs_raters",
+    "mcnemar",
     "pearson",
     "per_rater_agreement",
     "percent_agreement",
+    "pipeline_comparison",
+    "proportion",
     "ranking_stability",
     "pairwise_position_bias",
     "rubric_accuracy",
     "spearman",
+    "taxonomy_accuracy",
     "weight_matrix",
 ]

@@ -37,6 +37,7 @@ from cases.models import (
     Theme,
 )
 from cases.outside_import import OUTSIDE_FORMATS, outside_import
+from cases.taxonomies.label_import import AI_LABEL_FORMATS, ai_label_import
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +52,8 @@ DEFAULT_DATASETS = {
     ImportFormat.LIVECLIN_JUDGE: "LiveClin",
     ImportFormat.HEALTHBENCH: "HealthBench",
     ImportFormat.GENERIC: "ClinConsensus",
+    ImportFormat.AI_LABELS: "LiveClin",
+    ImportFormat.LIVECLIN_LABELS: "LiveClin",
 }
 Progress = Callable[[str, int, int], None]
 
@@ -154,11 +157,13 @@ def release_import(
     dry_run: bool = False,
     progress: Progress | None = None,
     case_reports: tuple[str, bytes] | None = None,
+    taxonomy: str = "",
 ) -> ImportReport:
     """Import one release file: all of it in one transaction, or nothing (status "refused").
 
     `case_reports` is a LiveClin side file (name, bytes) mapping record ids to source case reports;
-    the release's SHA-256 then covers both files."""
+    the release's SHA-256 then covers both files. `taxonomy` (AI-label formats): the taxonomy that
+    taxonomy labels resolve in, `key` or `key@version` (default `liveclin`)."""
     started = time.monotonic()
     model_name = (model_name or "").strip()
     dataset_name = dataset_name.strip()
@@ -191,6 +196,8 @@ def release_import(
         return finish("unchanged")
     if fmt in OUTSIDE_FORMATS:  # judge scores / pairwise verdicts collected outside medreview
         return outside_import(report, data, user=user, dry_run=dry_run, finish=finish)
+    if fmt in AI_LABEL_FORMATS:  # labels an LLM gave to cases, questions, images and tables
+        return ai_label_import(report, data, user=user, dry_run=dry_run, finish=finish, taxonomy=taxonomy)
 
     _notify(progress, "parse", 0, 1)
     parsed = liveclin_import.parse_with_case_reports(fmt, data, file_name, case_reports)

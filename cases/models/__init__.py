@@ -23,6 +23,8 @@ class ImportFormat(models.TextChoices):
     GENERIC = "generic", "Generic (ClinConsensus-style)"
     JUDGE_SCORES = "judge-scores", "Judge scores collected outside medreview (holistic or per axis)"
     PAIRWISE_VERDICTS = "pairwise-verdicts", "Pairwise verdicts collected outside medreview"
+    AI_LABELS = "ai-labels", "AI labels (taxonomy node, clinical stage, modality), JSONL"
+    LIVECLIN_LABELS = "liveclin-labels", "AI labels carried by a LiveClin release file"
 
 
 class Dataset(models.Model):
@@ -298,6 +300,7 @@ class ImportJob(models.Model):
     release_label = models.CharField(max_length=100)
     model_name = models.CharField(max_length=200, blank=True)
     grader_model = models.CharField(max_length=200, blank=True)
+    taxonomy = models.CharField(max_length=101, blank=True, help_text="AI labels: the taxonomy (key or key@version)")
     # Stored through STORAGES["imports"] (the database by default), so any worker can read it; deleted
     # when the import ends (refused, imported or failed).
     file = models.FileField(upload_to="imports/%Y/%m/", storage=import_storage, blank=True)
@@ -417,3 +420,14 @@ class StoredFile(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.size} bytes)"
+
+
+# Taxonomies and AI labels (LiveClin App. E, I, J) live in their own modules of this package; they
+# are imported here so that Django registers them and `from cases.models import ...` finds them.
+from cases.models.taxonomy import AILabel, Taxonomy, TaxonomyLevel, TaxonomyNode  # noqa: E402
+
+__all__ = [
+    "MCQ", "MCQ_LETTERS", "AILabel", "Case", "CaseRevision", "Dataset", "Difficulty", "ImportFormat",
+    "ImportJob", "ModelResponse", "QuestionSet", "Register", "Release", "RubricCriterion", "Specialty",
+    "StoredFile", "Taxonomy", "TaxonomyLevel", "TaxonomyNode", "TextTranslation", "TranslatableField", "Theme",
+]
