@@ -12,6 +12,7 @@ import time
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -194,10 +195,9 @@ def release_import(
         return finish("refused", problems)
     if _same_file(fmt, sha256, dataset_name, model_name).exists():
         return finish("unchanged")
-    if fmt in OUTSIDE_FORMATS:  # judge scores / pairwise verdicts collected outside medreview
-        return outside_import(report, data, user=user, dry_run=dry_run, finish=finish)
-    if fmt in AI_LABEL_FORMATS:  # labels an LLM gave to cases, questions, images and tables
-        return ai_label_import(report, data, user=user, dry_run=dry_run, finish=finish, taxonomy=taxonomy)
+    pipeline = _own_pipeline(fmt, taxonomy)
+    if pipeline is not None:
+        return pipeline(report, data, user=user, dry_run=dry_run, finish=finish)
 
     _notify(progress, "parse", 0, 1)
     parsed = liveclin_import.parse_with_case_reports(fmt, data, file_name, case_reports)
@@ -249,6 +249,15 @@ def release_import(
         report.created = dict.fromkeys(CREATED_KEYS, 0)
         return finish("refused", refused.errors)
     return finish()
+
+
+def _own_pipeline(fmt: str, taxonomy: str) -> Callable[..., ImportReport] | None:
+    """Formats whose rows point at cases already imported and are written by their own module."""
+    if fmt in OUTSIDE_FORMATS:  # judge scores / pairwise verdicts collected outside medreview
+        return outside_import
+    if fmt in AI_LABEL_FORMATS:  # labels an LLM gave to cases, questions, images and tables
+        return partial(ai_label_import, taxonomy=taxonomy)
+    return None
 
 
 def _check_arguments(fmt: str, file_name: str, dataset_name: str, model_name: str) -> list[ImportIssue]:

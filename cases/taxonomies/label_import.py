@@ -19,7 +19,17 @@ from cases import bulk
 from cases.importers.ai_labels import AILabelParseResult, ParsedAILabel, parse_jsonl, parse_liveclin
 from cases.importers.base import ImportIssue
 from cases.importers.limits import max_length
-from cases.models import MCQ, AILabel, Case, Dataset, ImportFormat, QuestionSet, Release, Taxonomy, TaxonomyNode
+from cases.models import (
+    MCQ,
+    AILabel,
+    Case,
+    Dataset,
+    ImportFormat,
+    QuestionSet,
+    Release,
+    Taxonomy,
+    TaxonomyNode,
+)
 from cases.taxonomies.resolve import IndexedNode, NodeIndex
 
 AI_LABEL_FORMATS = (ImportFormat.AI_LABELS, ImportFormat.LIVECLIN_LABELS)
@@ -69,21 +79,21 @@ def _places(dataset: Dataset, case_ids: set[str]) -> dict[str, _Where]:
     return places
 
 
-def _locate(label: ParsedAILabel, where: _Where) -> tuple[int | None, str]:
-    """(MCQ id or None, problem) for the label's place in the case's current question set."""
+def _locate(label: ParsedAILabel, where: _Where) -> tuple[int | None, str, str]:
+    """(MCQ id or None, field, problem) for the label's place in the case's current question set."""
     if label.target == "case":
-        return None, ""
+        return None, "", ""
     if not where.has_set:
-        return None, f"case {label.case_id!r} has no question set to hold a {label.target} label"
+        return None, "target", f"case {label.case_id!r} has no question set to hold a {label.target} label"
     count = len(where.mcqs)
     if label.mcq and label.mcq > count:
-        return None, f"MCQ {label.mcq} out of range: the question set of {label.case_id!r} has {count} MCQs"
+        return None, "mcq", f"MCQ {label.mcq} out of range: the question set of {label.case_id!r} has {count} MCQs"
     mcq_id, images, tables = where.mcqs[label.mcq - 1] if label.mcq else (None, *where.scenario)
     available = images if label.target == "image" else tables
     if label.target in ("image", "table") and (label.position or 0) > available:
         owner = f"MCQ {label.mcq}" if label.mcq else "the scenario"
-        return None, f"{label.target} {label.position} out of range: {owner} of {label.case_id!r} has {available}"
-    return mcq_id, ""
+        return None, "position", f"{label.target} {label.position} out of range: {owner} of {label.case_id!r} has {available}"
+    return mcq_id, "", ""
 
 
 def _node_index(taxonomy: Taxonomy) -> NodeIndex:
@@ -124,9 +134,9 @@ def _plan(parsed: AILabelParseResult, dataset: Dataset | None, taxonomy_name: st
         if where is None:
             error(label, label.id_key, f"no case {label.case_id!r} in dataset {dataset.name!r}; import the cases first")
             continue
-        mcq_id, problem = _locate(label, where)
+        mcq_id, field_name, problem = _locate(label, where)
         if problem:
-            error(label, "mcq" if "MCQ" in problem or "question set" in problem else "position", problem)
+            error(label, field_name, problem)
             continue
         node_id = index.resolve(label.level, label.value, label.code) if label.kind == "taxonomy" else None
         if label.kind == "taxonomy" and node_id is None:

@@ -20,9 +20,8 @@ import json
 import re
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
-from typing import Any
 
-from cases.importers.base import ImportIssue, Issues, Record, decode, load_json, json_type
+from cases.importers.base import ImportIssue, Issues, Record, decode, json_type, load_json
 from cases.taxonomies import icd10
 
 KEY = re.compile(r"^[a-z0-9][a-z0-9-]*$")
@@ -107,10 +106,12 @@ def _levels(doc: Record) -> list[ParsedLevel]:
 
 def _level_number(rec: Record, count: int) -> int:
     value = rec.obj.get("level")
+    if count == 0:
+        return 0  # the missing levels are the error
     if value is None:
         rec.error("level", "missing required field")
         return 0
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= max(count, 1):
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= count:
         rec.error("level", f"expected a level number from 1 to {count}, got {value!r}")
         return 0
     return value
@@ -207,7 +208,7 @@ def canonical_hash(taxonomy: ParsedTaxonomy) -> str:
 
 
 def _header(doc: Record, issues: Issues) -> tuple[str, str]:
-    key = doc.text("key", required=True).strip()
+    key = doc.text("key", required=True, non_empty=True).strip()
     if key and not KEY.match(key):
         doc.error("key", f"{key!r}: use lower-case letters, digits and hyphens (e.g. liveclin)")
     version = doc.text("version", required=True, non_empty=True).strip()
