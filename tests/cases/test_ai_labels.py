@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
+from django.db.models import F
 from django.urls import reverse
 from rest_framework.test import APIClient
 
@@ -46,8 +47,10 @@ def demo_cases(liveclin_taxonomy):
 
 
 def labels(**filters) -> list[AILabel]:
+    # The scenario's images and tables (no MCQ) first, on SQLite and PostgreSQL alike.
     return list(AILabel.objects.filter(**filters).select_related("node", "mcq", "revision__case")
-                .order_by("revision__case__external_id", "target", "mcq__order", "position", "level"))
+                .order_by("revision__case__external_id", "target", F("mcq__order").asc(nulls_first=True), "position",
+                          "level"))
 
 
 @pytest.mark.django_db
@@ -276,3 +279,19 @@ def test_it_offers_the_taxonomy_on_the_upload_page(client, admin) -> None:
     page = client.get(reverse("cases:import_upload"))
     assert page.status_code == 200 and 'name="taxonomy"' in page.content.decode()
     assert "ai-labels" in page.content.decode() and "liveclin-labels" in page.content.decode()
+
+
+@pytest.mark.django_db
+def test_it_shows_taxonomies_and_labels_read_only_in_the_admin(labelled_cases, client, admin) -> None:
+    import_file("liveclin-labels", LABELLED)
+    admin.is_staff = admin.is_superuser = True
+    admin.save()
+    client.force_login(admin)
+    for name in ("taxonomy", "taxonomynode", "ailabel"):
+        changelist = reverse(f"admin:cases_{name}_changelist")
+        assert client.get(changelist).status_code == 200
+        assert client.get(changelist, {"q": "C41"}).status_code == 200
+        assert client.get(reverse(f"admin:cases_{name}_add")).status_code == 403
+    node = AILabel.objects.filter(level=3).first().node
+    assert client.get(reverse("admin:cases_taxonomynode_change", args=[node.pk])).status_code == 200
+    assert client.post(reverse("admin:cases_taxonomynode_change", args=[node.pk]), {"name": "x"}).status_code == 403
