@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from cases.importers.base import ImportIssue, Issues, Record, check_duplicate, iter_jsonl, json_type
+from cases.importers.base import ImportIssue, Issues, Record, iter_jsonl, json_type, records_with_id
 
 TARGETS = ("case", "question", "image", "table")
 KIND_OF_TARGET = {"case": "taxonomy", "question": "stage", "image": "modality", "table": "modality"}
@@ -176,17 +176,9 @@ def parse_liveclin(data: bytes, file_name: str, *, model: str = "") -> AILabelPa
     models = dict.fromkeys(LIVECLIN_MODELS, model) if model else dict(LIVECLIN_MODELS)
     issues = Issues(file_name)
     result = AILabelParseResult()
-    seen: dict[str, int] = {}
-    for line, item in iter_jsonl(data, issues):
-        result.records += 1
-        rec = Record(item, line, issues)
-        if not rec.ok:
-            continue
-        id_key = next((k for k in LIVECLIN_ID_KEYS if rec.has(k)), None)
-        if id_key is None:
-            issues.add(line, "pmc", "missing required field: one of pmc, pmid, doi")
-            continue
-        check_duplicate(seen, rec.identifier(id_key), line, issues, id_key)
+    lines = [0]
+    for rec, id_key, _ in records_with_id(data, issues, LIVECLIN_ID_KEYS, lines):
         result.labels += _liveclin_record(rec, id_key, models)
+    result.records = lines[0]
     result.issues = issues.items
     return result
