@@ -422,12 +422,6 @@ class StoredFile(models.Model):
         return f"{self.name} ({self.size} bytes)"
 
 
-# Taxonomies and AI labels (LiveClin App. E, I, J) live in their own modules of this package; they
-# are imported here so that Django registers them and `from cases.models import ...` finds them.
-from cases.models.taxonomy import AILabel, Taxonomy, TaxonomyLevel, TaxonomyNode  # noqa: E402
-
-__all__ = [
-    "MCQ", "MCQ_LETTERS", "AILabel", "Case", "CaseRevision", "Dataset", "Difficulty", "ImportFormat",
-    "ImportJob", "ModelResponse", "QuestionSet", "Register", "Release", "RubricCriterion", "Specialty",
-    "StoredFile", "Taxonomy", "TaxonomyLevel", "TaxonomyNode", "TextTranslation", "TranslatableField", "Theme",
-]
+# Taxonomies and AI labels (LiveClin App. E, I, J) live in their own module of this package; imported
+# here so that Django registers them and `from cases.models import Taxonomy` works like for the rest.
+from cases.models.taxonomy import AILabel, Taxonomy, TaxonomyLevel, TaxonomyNode  # noqa: E402, F401
