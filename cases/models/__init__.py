@@ -75,7 +75,8 @@ class Release(models.Model):
         what = {
             ImportFormat.LIVEMEDBENCH_RESPONSES: "responses", ImportFormat.LIVEMEDBENCH_GRADES: "grades",
             ImportFormat.LIVECLIN_JUDGE: "Judge verdicts", ImportFormat.JUDGE_SCORES: "judge scores",
-            ImportFormat.PAIRWISE_VERDICTS: "pairwise verdicts",
+            ImportFormat.PAIRWISE_VERDICTS: "pairwise verdicts", ImportFormat.AI_LABELS: "AI labels",
+            ImportFormat.LIVECLIN_LABELS: "AI labels",
         }.get(self.format, "")
         detail = " ".join(p for p in (self.model_name, what) if p)
         date = f"{self.imported_at:%Y-%m-%d}" if self.imported_at else ""

@@ -78,6 +78,7 @@ def test_it_imports_the_labels_a_liveclin_release_carries(labelled_cases) -> Non
     assert (g08.node.code, g08.node.parent.code) == ("G08", "G00-G14")
     release = Release.objects.get(format="liveclin-labels")
     assert release.counts["ai_labels"] == 19 and all(a.release_id == release.pk for a in AILabel.objects.all())
+    assert str(release).startswith("LiveClin 2025H1-labels · AI labels · ")
     again = import_file("liveclin-labels", LABELLED, release_label="2025H1-labels")
     assert again.status == "unchanged" and AILabel.objects.count() == 19
 
