@@ -171,10 +171,11 @@ DATASETS = {"livemedbench": "LiveMedBench", "livemedbench-responses": "LiveMedBe
 
 def run_command(fmt: str, path: str, model: str | None, env: dict[str, str]) -> dict:
     """`manage.py import_cases` (or `load_taxonomy`) as a user types it; wall time and peak memory from outside."""
-    command = [sys.executable, str(ROOT / "manage.py"), "import_cases", fmt, path, "--dataset", DATASETS[fmt],
-               "--release", Path(path).stem, "--json", *(["--model", model] if model else [])]
     if fmt == "taxonomy":
         command = [sys.executable, str(ROOT / "manage.py"), "load_taxonomy", path, "--json"]
+    else:
+        command = [sys.executable, str(ROOT / "manage.py"), "import_cases", fmt, path, "--dataset", DATASETS[fmt],
+                   "--release", Path(path).stem, "--json", *(["--model", model] if model else [])]
     with tempfile.TemporaryFile("w+") as out:
         started = time.perf_counter()
         process = subprocess.Popen(command, env=env, cwd=ROOT, stdout=out, stderr=subprocess.DEVNULL)
