@@ -3,13 +3,17 @@
     .venv/bin/python benchmarks/import_scale.py [--database-url postgres://...] [--keep DIR]
 
 Generates a LiveMedBench-scale file (2,756 cases, 16,702 criteria), a LiveClin-scale file
-(1,407 question sets, 6,605 MCQs) and model responses + grader results for 3 models, drops and
+(1,407 question sets, 6,605 MCQs, ~3,750 images: App. J's 3,757) and model responses + grader
+results for 3 models, drops and
 re-creates its own PostgreSQL database (DATABASE_URL, default
 postgres://postgres@127.0.0.1:5432/medreview_bench), migrates it, and imports each file as a user
 does: `manage.py import_cases FORMAT FILE ... --json` in a fresh process. Prints, per file: the
 command's wall time (start-up, parse, validation and write: what the user waits for), the import's
 own time as the command reports it, database rows written, rows/s and the command's peak resident
-memory (ru_maxrss, Django included). Target on a 2-core machine: each file <= 10 s and < 500 MB;
+memory (ru_maxrss, Django included). Then it loads the built-in LiveClin taxonomy (`load_taxonomy
+liveclin`: 1,450 nodes) and imports the AI labels the LiveClin file carries (`liveclin-labels`: 3
+taxonomy levels per case, a stage per MCQ, a modality per image and table, ~16,000 labels).
+Target on a 2-core machine: each file <= 10 s and < 500 MB;
 issue 9's goal for the LiveMedBench cases file is a command faster than Label Studio's task import
 of the same cases (1.3-2.0 s there).
 """
@@ -32,6 +36,7 @@ DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/medreview_bench"
 MODELS = ("bench-model-a", "bench-model-b", "bench-model-c")
 LMB_CASES, LMB_CRITERIA = 2756, 16702
 LC_SETS, LC_MCQS = 1407, 6605
+TAXONOMY = ROOT / "cases" / "taxonomies" / "data" / "liveclin.json"
 
 WORDS_EN = [
     "patient", "fever", "cough", "pain", "three", "days", "history", "blood", "pressure",
@@ -103,23 +108,35 @@ def generate(directory: Path) -> list[tuple[str, str, str, str | None]]:
     v2.write_text(json.dumps(changed, ensure_ascii=False), encoding="utf-8")
     files.append(("LiveMedBench v2 (10% changed)", "livemedbench", str(v2), None))
 
+    # Labels as LiveClin's release writes them, spread over Table 2's 72 clusters.
+    taxonomy = json.loads(TAXONOMY.read_text(encoding="utf-8"))
+    chapters = {n["code"]: n["name"] for n in taxonomy["nodes"] if n["level"] == 1}
+    clusters = [n for n in taxonomy["nodes"] if n["level"] == 2]
     lines = []
     for i, n_mcqs in enumerate(split_evenly(LC_MCQS, LC_SETS)):
+        cluster = clusters[i % len(clusters)]
+        first_code = cluster["range"].split(",")[0].split("-")[0].strip()
         table = "| Test | Result | Reference |\n|---|---|---|\n" + "\n".join(
             f"| T{k} | {rng.randint(1, 200)} | 1-100 |" for k in range(6)
         )
         lines.append(json.dumps({
             "pmc": f"PMC{11000000 + i}", "Rarity": rng.choice(["Common", "Uncommon", "Rare"]),
-            "Level1": f"Chapter {1 + i % 22}", "Level2": f"Cluster {i % 120}",
+            "Level1": f"Chapter {cluster['parent']}: {chapters[cluster['parent']]}",
+            "Level2": f"{cluster['name']} ({cluster['range']})", "ICD-10": f"{first_code} Benchmark disease",
             "exam_creation": {"final_policy": {
                 "scenario": " ".join(sentence(rng, 14, False) for _ in range(12)),
                 "scenario_image_details": [{"caption": "Figure 1", "type": "CT", "url": f"https://example.org/{i}.png"}],
-                "scenario_table_details": [{"caption": "Table 1", "type": "table", "markdown": table}],
+                "scenario_table_details": [{"caption": "Table 1", "type": "Table of Serial Blood Test Results",
+                                            "markdown": table}],
                 "mcqs": [
                     {"stage": ["Diagnosis", "Investigation", "Treatment", "Follow-up", "Prognosis"][k % 5],
                      "question": sentence(rng, 16, False),
                      "options": {letter: sentence(rng, 6, False) for letter in "ABCDEFGHIJ"[: rng.randint(4, 10)]},
-                     "correct_answer": "A", "image_details": [], "table_details": []}
+                     "correct_answer": "A", "table_details": [],
+                     "image_details": [{"caption": f"Figure {k + 2}", "type": rng.choice(["MRI of the Brain", "Chest X-ray",
+                                                                                         "H&E Stained Slide"]),
+                                        "url": f"https://example.org/{i}-{k}.png"}]
+                     if k == 1 or (k == 2 and i % 2 == 0) or (k == 3 and i % 6 == 0) else []}
                     for k in range(n_mcqs)
                 ],
             }},
@@ -127,6 +144,8 @@ def generate(directory: Path) -> list[tuple[str, str, str, str | None]]:
     lc_path = directory / "liveclin_2025h1.jsonl"
     lc_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     files.append(("LiveClin question sets", "liveclin", str(lc_path), None))
+    files.append(("LiveClin taxonomy", "taxonomy", "liveclin", None))
+    files.append(("LiveClin AI labels", "liveclin-labels", str(lc_path), None))
     return files
 
 
@@ -147,13 +166,16 @@ def django_env(url: str) -> dict[str, str]:
 
 
 DATASETS = {"livemedbench": "LiveMedBench", "livemedbench-responses": "LiveMedBench",
-            "livemedbench-grades": "LiveMedBench", "liveclin": "LiveClin"}
+            "livemedbench-grades": "LiveMedBench", "liveclin": "LiveClin", "liveclin-labels": "LiveClin"}
 
 
 def run_command(fmt: str, path: str, model: str | None, env: dict[str, str]) -> dict:
-    """`manage.py import_cases` as a user types it; wall time and peak memory from outside."""
-    command = [sys.executable, str(ROOT / "manage.py"), "import_cases", fmt, path, "--dataset", DATASETS[fmt],
-               "--release", Path(path).stem, "--json", *(["--model", model] if model else [])]
+    """`manage.py import_cases` (or `load_taxonomy`) as a user types it; wall time and peak memory from outside."""
+    if fmt == "taxonomy":
+        command = [sys.executable, str(ROOT / "manage.py"), "load_taxonomy", path, "--json"]
+    else:
+        command = [sys.executable, str(ROOT / "manage.py"), "import_cases", fmt, path, "--dataset", DATASETS[fmt],
+                   "--release", Path(path).stem, "--json", *(["--model", model] if model else [])]
     with tempfile.TemporaryFile("w+") as out:
         started = time.perf_counter()
         process = subprocess.Popen(command, env=env, cwd=ROOT, stdout=out, stderr=subprocess.DEVNULL)
@@ -161,11 +183,12 @@ def run_command(fmt: str, path: str, model: str | None, env: dict[str, str]) -> 
         wall = time.perf_counter() - started
         out.seek(0)
         report = json.loads(out.read().strip().splitlines()[-1])
-    created = report["created"]
+    created = report.get("created") or {"cases": 0, **report["counts"]}
     return {
-        "status": report["status"], "wall": wall, "seconds": report["seconds"], "records": report["records"],
+        "status": report["status"], "wall": wall, "seconds": report["seconds"], "records": report.get("records", 0),
         # Every new case is two rows (Case and its first CaseRevision).
-        "rows": sum(created.values()) + created["cases"], "bytes": Path(path).stat().st_size,
+        "rows": sum(created.values()) + created["cases"],
+        "bytes": (TAXONOMY if fmt == "taxonomy" else Path(path)).stat().st_size,
         "errors": [e["message"] for e in report["errors"][:3]], "peak_mb": usage.ru_maxrss / 1024,
         "exit": os.waitstatus_to_exitcode(status),
     }

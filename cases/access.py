@@ -11,8 +11,8 @@ from django.db.models import QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
-from accounts.roles import AnyUser, is_admin, is_researcher
-from cases.models import Case, Dataset, ImportJob, Release
+from accounts.roles import AnyUser, is_admin, is_researcher, user_role
+from cases.models import Case, Dataset, ImportJob, Release, Taxonomy, TaxonomyNode
 
 
 def check_can_import(user: AnyUser) -> None:
@@ -46,6 +46,26 @@ def access_case_for_browsing(user: AnyUser, pk: int) -> Case:
     if not is_researcher(user):
         raise Http404("Not found.")
     return get_object_or_404(Case.objects.select_related("dataset", "current_revision"), pk=pk)
+
+
+def check_can_pick_labels(user: AnyUser) -> None:
+    """Taxonomies are reference data every role labels with (physicians' level pickers, researchers'
+    reports); a signed-in account without a role sees nothing."""
+    if user_role(user) is None:
+        raise PermissionDenied("Only medreview accounts with a role read taxonomies.")
+
+
+def access_taxonomies_for_picking(user: AnyUser) -> QuerySet[Taxonomy]:
+    check_can_pick_labels(user)
+    return Taxonomy.objects.prefetch_related("levels")
+
+
+def access_taxonomy_nodes_for_picking(user: AnyUser, taxonomy_pk: int) -> QuerySet[TaxonomyNode]:
+    """The nodes of one taxonomy (404 for an unknown one). Never AI labels: a blind assignment's
+    pickers read this, and must not learn what the model said."""
+    check_can_pick_labels(user)
+    taxonomy = get_object_or_404(Taxonomy, pk=taxonomy_pk)
+    return TaxonomyNode.objects.filter(taxonomy=taxonomy)
 
 
 def access_import_jobs_for_view(user: AnyUser) -> QuerySet[ImportJob]:

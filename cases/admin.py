@@ -11,6 +11,7 @@ from django.urls import reverse
 
 from cases.models import (
     MCQ,
+    AILabel,
     Case,
     CaseRevision,
     Dataset,
@@ -20,6 +21,9 @@ from cases.models import (
     Release,
     RubricCriterion,
     Specialty,
+    Taxonomy,
+    TaxonomyLevel,
+    TaxonomyNode,
     TextTranslation,
     Theme,
 )
@@ -145,3 +149,36 @@ class TextTranslationAdmin(ReadOnlyAdmin):
     list_display = ["revision", "key", "language", "variant", "source", "status", "engine", "created_at"]
     list_filter = ["language", "source", "status", "field"]
     search_fields = ["revision__case__external_id", "text"]
+
+
+class TaxonomyLevelInline(ReadOnlyInline):
+    model = TaxonomyLevel
+    fields = ["depth", "name", "name_zh", "generated_from"]
+    show_change_link = False
+
+
+@admin.register(Taxonomy)
+class TaxonomyAdmin(ReadOnlyAdmin):
+    """Loaded with `manage.py load_taxonomy`; a loaded version never changes (labels point at its nodes)."""
+
+    list_display = ["key", "version", "name", "counts", "imported_by", "imported_at"]
+    search_fields = ["key", "name", "name_zh"]
+    list_select_related = ["imported_by"]
+    inlines = [TaxonomyLevelInline]
+
+
+@admin.register(TaxonomyNode)
+class TaxonomyNodeAdmin(ReadOnlyAdmin):
+    list_display = ["code", "name", "name_zh", "level", "parent", "code_range", "taxonomy"]
+    list_filter = ["taxonomy", "level"]
+    search_fields = ["code", "name", "name_zh", "parent__code"]
+    list_select_related = ["taxonomy", "parent"]
+    ordering = ["taxonomy", "order"]
+
+
+@admin.register(AILabel)
+class AILabelAdmin(ReadOnlyAdmin):
+    list_display = ["revision", "target", "mcq", "position", "kind", "level", "value", "node", "model_name", "release"]
+    list_filter = ["kind", "target", "model_name", "level", "revision__case__dataset"]
+    search_fields = ["value", "revision__case__external_id", "node__code", "node__name"]
+    list_select_related = ["revision__case__dataset", "mcq", "node", "release__dataset"]

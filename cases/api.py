@@ -8,7 +8,14 @@ from rest_framework.views import APIView
 
 from cases import access, selectors
 from cases.models import ImportFormat
-from cases.serializers import DatasetSerializer, ImportReportSerializer, ImportRequestSerializer
+from cases.serializers import (
+    DatasetSerializer,
+    ImportReportSerializer,
+    ImportRequestSerializer,
+    TaxonomyNodeQuerySerializer,
+    TaxonomyNodeSerializer,
+    TaxonomySerializer,
+)
 from cases.services import DEFAULT_DATASETS, release_import
 from medreview.drf import report_or_validation_errors
 
@@ -50,6 +57,31 @@ class ImportAPI(APIView):
             release_label=data.get("release") or "", model_name=data.get("model") or None,
             grader_model=data["grader_model"], user=request.user, dry_run=data["dry_run"],
             case_reports=(data["case_reports"].name, data["case_reports"].read()) if data.get("case_reports") else None,
+            taxonomy=(data.get("taxonomy") or "").strip(),
         )
         status = {"imported": 201, "refused": 400}.get(report.status, 200)
         return Response(ImportReportSerializer(report.to_dict()).data, status=status)
+
+
+class TaxonomyListAPI(APIView):
+    @extend_schema(responses=TaxonomySerializer(many=True),
+                   summary="Loaded taxonomies with their levels (every role)")
+    def get(self, request: Request) -> Response:
+        taxonomies = access.access_taxonomies_for_picking(request.user)
+        return Response(TaxonomySerializer(taxonomies, many=True).data)
+
+
+class TaxonomyNodeListAPI(APIView):
+    """What a level picker offers; never the AI's labels (blind assignment reads it)."""
+
+    @extend_schema(parameters=[TaxonomyNodeQuerySerializer], responses=TaxonomyNodeSerializer(many=True),
+                   summary=f"Nodes of a taxonomy by level, parent or search, at most {selectors.PICKER_LIMIT} (every role)")
+    def get(self, request: Request, pk: int) -> Response:
+        nodes = access.access_taxonomy_nodes_for_picking(request.user, pk)
+        query = TaxonomyNodeQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        found = selectors.taxonomy_nodes_for_picker(
+            nodes, level=query.validated_data.get("level"), parent=query.validated_data.get("parent"),
+            search=query.validated_data.get("q", ""),
+        )
+        return Response(TaxonomyNodeSerializer(found, many=True).data)

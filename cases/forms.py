@@ -15,6 +15,8 @@ class ImportUploadForm(forms.Form):
     model_name = forms.CharField(max_length=200, required=False, help_text=_("Responses and grades: the model that answered"))
     grader_model = forms.CharField(max_length=200, required=False, initial=DEFAULT_GRADER_MODEL,
                                    help_text=_("Grades: the grader model"))
+    taxonomy = forms.CharField(max_length=101, required=False,
+                               help_text=_("AI labels: the taxonomy of case labels, key or key@version (default: liveclin)"))
 
     def clean(self) -> dict:
         cleaned = super().clean()

@@ -1,6 +1,6 @@
 from rest_framework import serializers
 
-from cases.models import Dataset, ImportFormat, Release
+from cases.models import Dataset, ImportFormat, Release, Taxonomy, TaxonomyLevel, TaxonomyNode
 from cases.services import DEFAULT_GRADER_MODEL
 
 
@@ -33,6 +33,10 @@ class ImportRequestSerializer(serializers.Serializer):
     case_reports = serializers.FileField(
         required=False, help_text="liveclin only: a side file of source case reports (see docs/formats.md)"
     )
+    taxonomy = serializers.CharField(
+        max_length=101, required=False, allow_blank=True,
+        help_text="ai-labels and liveclin-labels: the taxonomy of taxonomy labels, key or key@version (default liveclin)",
+    )
 
 
 class ImportErrorSerializer(serializers.Serializer):
@@ -52,6 +56,7 @@ class CreatedCountsSerializer(serializers.Serializer):
     revisions = serializers.IntegerField()
     judge_scores = serializers.IntegerField(required=False, help_text="judge-scores files only")
     pairwise_judgements = serializers.IntegerField(required=False, help_text="pairwise-verdicts files only")
+    ai_labels = serializers.IntegerField(required=False, help_text="ai-labels and liveclin-labels files only")
 
 
 class ImportReportSerializer(serializers.Serializer):
@@ -70,3 +75,30 @@ class ImportReportSerializer(serializers.Serializer):
     release_id = serializers.IntegerField(allow_null=True)
     grader_run_id = serializers.IntegerField(allow_null=True)
     seconds = serializers.FloatField()
+
+
+class TaxonomyLevelSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = TaxonomyLevel
+        fields = ["depth", "name", "name_zh", "generated_from"]
+
+
+class TaxonomySerializer(serializers.ModelSerializer):
+    levels = TaxonomyLevelSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Taxonomy
+        fields = ["id", "key", "version", "name", "name_zh", "description", "source", "counts", "levels"]
+
+
+class TaxonomyNodeSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = TaxonomyNode
+        fields = ["id", "level", "code", "name", "name_zh", "parent", "code_range"]
+
+
+class TaxonomyNodeQuerySerializer(serializers.Serializer):
+    level = serializers.IntegerField(required=False, min_value=1)
+    parent = serializers.IntegerField(required=False, min_value=1, help_text="Only the children of this node")
+    q = serializers.CharField(required=False, allow_blank=True, max_length=100,
+                              help_text="A code prefix or part of a name (English or Chinese)")

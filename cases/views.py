@@ -27,6 +27,7 @@ def import_upload(request: HttpRequest) -> HttpResponse:
             release_label=form.cleaned_data["release_label"].strip(),
             model_name=form.cleaned_data["model_name"].strip(),
             grader_model=form.cleaned_data["grader_model"].strip() or DEFAULT_GRADER_MODEL,
+            taxonomy=form.cleaned_data["taxonomy"].strip(),
         )
         return redirect("cases:import_job", pk=job.pk)
     jobs = access.access_import_jobs_for_view(request.user)[:10]

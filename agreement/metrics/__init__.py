@@ -23,9 +23,13 @@ Conventions shared by the chance-corrected coefficients
 
 Modules: ``results`` (result types, inference), ``encoding`` (labels to codes, count and weight
 matrices), ``coefficients`` (AC1/AC2, Fleiss, Cohen/Conger, Brennan-Prediger, percent agreement),
-``krippendorff``, ``binary`` (Macro-F1), ``correlation``, ``rubric`` (rubric accuracy, case score,
-CACS), ``bootstrap``, ``per_rater`` (each rater against the others, AC1 from its sums),
-``pairwise`` (position bias of pairwise judges), ``ranking`` (ranking stability between graders). Import from the package: ``from agreement.metrics import gwet_ac1``.
+``krippendorff``, ``binary`` (Macro-F1), ``correlation``, ``rubrics/`` (``rubric``: rubric accuracy,
+case score, CACS; ``coverage``: ClinConsensus coverage and tau; ``ranking``: ranking stability between
+graders), ``bootstrap``, ``per_rater`` (each rater against the others, AC1 from its sums),
+``pairwise`` (position bias of pairwise judges),
+``label_audit`` (AI labels against experts per taxonomy level, audit accuracy per label family,
+pipeline pass rates with McNemar; LiveClin App. E, J, Table 1). Import from the package:
+``from agreement.metrics import gwet_ac1``.
 """
 
 from __future__ import annotations
@@ -44,9 +48,20 @@ from agreement.metrics.coefficients import (
 from agreement.metrics.correlation import kendall, pearson, spearman
 from agreement.metrics.encoding import count_matrix, encode_ratings, weight_matrix
 from agreement.metrics.krippendorff import krippendorff_alpha
+from agreement.metrics.label_audit import (
+    McNemar,
+    PipelineComparison,
+    Proportion,
+    audit_accuracy,
+    expert_agreement_by_level,
+    label_accuracy,
+    mcnemar,
+    pipeline_comparison,
+    proportion,
+    taxonomy_accuracy,
+)
 from agreement.metrics.pairwise import PairwisePositionBias, pairwise_position_bias
 from agreement.metrics.per_rater import PerRaterResult, ac1_from_sums, ac1_terms, per_rater_agreement
-from agreement.metrics.ranking import ranking_stability
 from agreement.metrics.results import (
     AgreementResult,
     AlphaResult,
@@ -57,7 +72,8 @@ from agreement.metrics.results import (
     MacroF1VsRatersResult,
     MetricResult,
 )
-from agreement.metrics.rubric import cacs, case_score, case_scores, rubric_accuracy
+from agreement.metrics.rubrics.ranking import ranking_stability
+from agreement.metrics.rubrics.rubric import cacs, case_score, case_scores, rubric_accuracy
 
 __all__ = [
     "AgreementResult",
@@ -67,11 +83,15 @@ __all__ = [
     "CorrelationResult",
     "MacroF1Result",
     "MacroF1VsRatersResult",
+    "McNemar",
     "MetricResult",
     "PerRaterResult",
     "PairwisePositionBias",
+    "PipelineComparison",
+    "Proportion",
     "ac1_from_sums",
     "ac1_terms",
+    "audit_accuracy",
     "bootstrap_macro_f1",
     "bootstrap_macro_f1_difference",
     "brennan_prediger",
@@ -83,20 +103,26 @@ __all__ = [
     "count_matrix",
     "encode_binary",
     "encode_ratings",
+    "expert_agreement_by_level",
     "fleiss_kappa",
     "gwet_ac1",
     "gwet_ac2",
     "kendall",
     "krippendorff_alpha",
+    "label_accuracy",
     "macro_f1",
     "macro_f1_from_counts",
     "macro_f1_vs_raters",
+    "mcnemar",
     "pearson",
     "per_rater_agreement",
     "percent_agreement",
+    "pipeline_comparison",
+    "proportion",
     "ranking_stability",
     "pairwise_position_bias",
     "rubric_accuracy",
     "spearman",
+    "taxonomy_accuracy",
     "weight_matrix",
 ]

@@ -431,3 +431,25 @@ def check_duplicate(seen: dict[str, int], external_id: str, record: int, issues:
         issues.add(record, field_name, f"duplicate id {external_id!r} (first seen at record {seen[external_id]})")
     else:
         seen[external_id] = record
+
+
+def records_with_id(
+    data: bytes, issues: Issues, id_keys: tuple[str, ...], counter: list[int] | None = None
+) -> Iterator[tuple[Record, str, str]]:
+    """(record, id key, external id) for each JSONL line that is an object naming its record with the
+    first present of `id_keys` (LiveClin: pmc, pmid, doi); a line naming none, or an id seen before,
+    is reported. `counter[0]` counts every line read (for `ParseResult.records`)."""
+    seen: dict[str, int] = {}
+    for line, item in iter_jsonl(data, issues):
+        if counter is not None:
+            counter[0] += 1
+        rec = Record(item, line, issues)
+        if not rec.ok:
+            continue
+        id_key = next((k for k in id_keys if rec.has(k)), None)
+        if id_key is None:
+            issues.add(line, id_keys[0], f"missing required field: one of {', '.join(id_keys)}")
+            continue
+        external_id = rec.identifier(id_key)
+        check_duplicate(seen, external_id, line, issues, id_key)
+        yield rec, id_key, external_id

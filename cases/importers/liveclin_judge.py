@@ -25,9 +25,8 @@ from cases.importers.base import (
     Issues,
     ParseResult,
     Record,
-    check_duplicate,
-    iter_jsonl,
     json_type,
+    records_with_id,
 )
 
 ID_KEYS = ("pmc", "pmid", "doi")
@@ -166,25 +165,17 @@ def parse(data: bytes, file_name: str) -> JudgeParseResult:
     """Every line of a `liveclin-judge` file; never raises for bad input."""
     issues = Issues(file_name)
     result = JudgeParseResult()
-    seen: dict[str, int] = {}
-    for line, item in iter_jsonl(data, issues):
-        result.records += 1
-        rec = Record(item, line, issues)
-        if not rec.ok:
-            continue
-        id_key = next((k for k in ID_KEYS if rec.has(k)), None)
-        if id_key is None:
-            issues.add(line, "pmc", "missing required field: one of pmc, pmid, doi")
-            continue
-        external_id = rec.identifier(id_key)
-        check_duplicate(seen, external_id, line, issues, id_key)
+    lines = [0]
+    for rec, id_key, external_id in records_with_id(data, issues, ID_KEYS, lines):
+        line = rec.record
         if not rec.has("judge"):
             issues.add(line, "judge", "missing required field")
             continue
         mcqs = judge_mcqs(rec.obj["judge"], line, issues, "judge")
         result.judgements.append(
-            ParsedJudgement(record=line, external_id=external_id, mcqs=mcqs, raw=item, id_key=id_key)
+            ParsedJudgement(record=line, external_id=external_id, mcqs=mcqs, raw=rec.obj, id_key=id_key)
         )
+    result.records = lines[0]
     result.issues = issues.items
     return result
 

@@ -31,17 +31,18 @@ def import_job_create(
     release_label: str,
     model_name: str = "",
     grader_model: str = DEFAULT_GRADER_MODEL,
+    taxonomy: str = "",
 ) -> ImportJob:
     """Validate the upload (a dry run) so the admin sees the report before confirming, and keep the
     file (STORAGES["imports"]: the database by default) only if it can be confirmed. One row is
     written, after the dry run; no lock needed."""
     validation = release_import(
         fmt=fmt, data=data, file_name=file_name, dataset_name=dataset_name, release_label=release_label,
-        model_name=model_name, grader_model=grader_model, user=user, dry_run=True,
+        model_name=model_name, grader_model=grader_model, user=user, dry_run=True, taxonomy=taxonomy,
     )
     job = ImportJob(
         format=fmt, dataset_name=dataset_name, release_label=validation.release_label,
-        model_name=model_name, grader_model=grader_model, file_name=file_name,
+        model_name=model_name, grader_model=grader_model, taxonomy=taxonomy, file_name=file_name,
         sha256=validation.sha256, created_by=user, validation=validation.to_dict(),
         status=ImportJob.Status.VALIDATED if validation.ok else ImportJob.Status.REFUSED,
     )
@@ -93,6 +94,7 @@ def import_job_run(*, job_id: int) -> str:
             fmt=job.format, data=data, file_name=job.file_name, dataset_name=job.dataset_name,
             release_label=job.release_label, model_name=job.model_name,
             grader_model=job.grader_model or DEFAULT_GRADER_MODEL, user=job.created_by, progress=progress,
+            taxonomy=job.taxonomy,
         )
     except Exception as exc:  # the worker must record the failure on the job, whatever it is
         log.exception("import job %s failed", job_id)

@@ -12,6 +12,7 @@ import time
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import models, transaction
 from django.db.models import Subquery
 
+from cases import bulk
 from cases.importers import ImportIssue, ParsedCase, ParseResult
 from cases.importers.limits import check_argument_lengths, check_lengths
 from cases.importers.writers import grade_writer, judgement_writer
@@ -35,8 +37,9 @@ from cases.models import (
     Specialty,
     Theme,
 )
-from cases.services import bulk, liveclin_import
+from cases.services import liveclin_import
 from cases.services.outside_import import OUTSIDE_FORMATS, outside_import
+from cases.taxonomies.label_import import AI_LABEL_FORMATS, ai_label_import
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +54,8 @@ DEFAULT_DATASETS = {
     ImportFormat.LIVECLIN_JUDGE: "LiveClin",
     ImportFormat.HEALTHBENCH: "HealthBench",
     ImportFormat.GENERIC: "ClinConsensus",
+    ImportFormat.AI_LABELS: "LiveClin",
+    ImportFormat.LIVECLIN_LABELS: "LiveClin",
 }
 Progress = Callable[[str, int, int], None]
 
@@ -154,11 +159,13 @@ def release_import(
     dry_run: bool = False,
     progress: Progress | None = None,
     case_reports: tuple[str, bytes] | None = None,
+    taxonomy: str = "",
 ) -> ImportReport:
     """Import one release file: all of it in one transaction, or nothing (status "refused").
 
     `case_reports` is a LiveClin side file (name, bytes) mapping record ids to source case reports;
-    the release's SHA-256 then covers both files."""
+    the release's SHA-256 then covers both files. `taxonomy` (AI-label formats): the taxonomy that
+    taxonomy labels resolve in, `key` or `key@version` (default `liveclin`)."""
     started = time.monotonic()
     model_name = (model_name or "").strip()
     dataset_name = dataset_name.strip()
@@ -189,8 +196,9 @@ def release_import(
         return finish("refused", problems)
     if _same_file(fmt, sha256, dataset_name, model_name).exists():
         return finish("unchanged")
-    if fmt in OUTSIDE_FORMATS:  # judge scores / pairwise verdicts collected outside medreview
-        return outside_import(report, data, user=user, dry_run=dry_run, finish=finish)
+    pipeline = _own_pipeline(fmt, taxonomy)
+    if pipeline is not None:
+        return pipeline(report, data, user=user, dry_run=dry_run, finish=finish)
 
     _notify(progress, "parse", 0, 1)
     parsed = liveclin_import.parse_with_case_reports(fmt, data, file_name, case_reports)
@@ -242,6 +250,15 @@ def release_import(
         report.created = dict.fromkeys(CREATED_KEYS, 0)
         return finish("refused", refused.errors)
     return finish()
+
+
+def _own_pipeline(fmt: str, taxonomy: str) -> Callable[..., ImportReport] | None:
+    """Formats whose rows point at cases already imported and are written by their own module."""
+    if fmt in OUTSIDE_FORMATS:  # judge scores / pairwise verdicts collected outside medreview
+        return outside_import
+    if fmt in AI_LABEL_FORMATS:  # labels an LLM gave to cases, questions, images and tables
+        return partial(ai_label_import, taxonomy=taxonomy)
+    return None
 
 
 def _check_arguments(fmt: str, file_name: str, dataset_name: str, model_name: str) -> list[ImportIssue]:

@@ -29,7 +29,7 @@ def table_markdown(table: Any) -> str:
 COUNT_LABELS = {
     "cases": "New cases", "revisions": "New revisions of existing cases", "criteria": "Rubric criteria",
     "question_sets": "Question sets", "mcqs": "MCQs", "responses": "Model responses",
-    "grader_decisions": "Grader decisions",
+    "grader_decisions": "Grader decisions", "ai_labels": "AI labels",
 }
 
 

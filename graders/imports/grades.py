@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+from cases import bulk
 from cases.importers.base import ParsedDecision
 from cases.models import Release
-from cases.services import bulk
 from graders.models import GraderDecision, GraderKind, GraderRun, Verdict
 
 VERDICTS = {True: Verdict.MET, False: Verdict.NOT_MET, None: Verdict.INVALID}

@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+from cases import bulk
 from cases.importers.outside import ParsedJudgeScore, ParsedPairwise
 from cases.models import Release
-from cases.services import bulk
 from graders.models import GraderKind, GraderRun, JudgeScore, PairwiseJudgement, PairwiseVerdict, Verdict
 
 

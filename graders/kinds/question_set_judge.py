@@ -15,9 +15,9 @@ from typing import Any
 
 from django.db.models import F, QuerySet
 
+from cases import bulk
 from cases.importers.liveclin_judge import ParsedJudgeMCQ, ParsedJudgement
 from cases.models import MCQ, QuestionSet, Release
-from cases.services import bulk
 from graders.kinds import prompts
 from graders.models import GraderKind, GraderRun, QuestionSetJudgement, Verdict
 

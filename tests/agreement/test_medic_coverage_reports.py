@@ -15,8 +15,8 @@ import pandas as pd
 import pytest
 from django.urls import reverse
 
-from agreement.metrics import coverage as C
 from agreement.metrics import judges as J
+from agreement.metrics.rubrics import coverage as C
 from agreement.reports import build_report
 from agreement.selectors import Selection
 from annotation.catalogue import LIKERT_MEDIC, MEDIC_AXES, PAIRWISE_PREFERENCE

@@ -1,4 +1,4 @@
-"""ClinConsensus coverage metrics (agreement.metrics.coverage): exact numbers on hand-made fixtures.
+"""ClinConsensus coverage metrics (agreement.metrics.rubrics.coverage): exact numbers on hand-made fixtures.
 
 Table 9 of the paper (N = 30, tau = 10) is reproduced row by row; the sensitivity table (the
 paper's Table 10) is checked on five models whose values are worked out in the comments.
@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from agreement.metrics import coverage as C
+from agreement.metrics.rubrics import coverage as C
 
 approx = pytest.approx
 

@@ -9,7 +9,7 @@ from django.urls import get_resolver, reverse
 from rest_framework.test import APIClient
 
 from cases import services
-from cases.models import ImportJob
+from cases.models import ImportJob, Taxonomy
 from tests.cases.test_api import FIXTURES
 from tests.conftest import login
 from tests.factories import make_case
@@ -19,7 +19,7 @@ from tests.factories import make_case
 class Route:
     name: str
     method: str
-    obj: str | None  # which object the route takes: "release", "case", "job" or None
+    obj: str | None  # which object the route takes: "release", "case", "job", "taxonomy" or None
     outsider: int  # a physician: no benchmark data, no imports
     researcher: int  # read-only on benchmark data, no imports
 
@@ -34,6 +34,9 @@ ROUTES = [
     Route("cases:import_confirm", "post", "job", 404, 403),
     Route("cases_api:dataset_list", "get", None, 403, 200),
     Route("cases_api:import", "post", None, 403, 403),
+    # Taxonomies are reference data every role labels with (a physician's level pickers).
+    Route("cases_api:taxonomy_list", "get", None, 200, 200),
+    Route("cases_api:taxonomy_nodes", "get", "taxonomy", 200, 200),
 ]
 
 
@@ -53,7 +56,8 @@ def objects(admin) -> dict[str, int]:
         user=admin, fmt="livemedbench", data=(FIXTURES / "livemedbench_cases.json").read_bytes(),
         file_name="cases.json", dataset_name="LiveMedBench", release_label="v1",
     )
-    return {"release": revision.release_id, "case": revision.case_id, "job": job.pk}
+    taxonomy = Taxonomy.objects.create(key="small", version="1", name="Small", sha256="0" * 64)
+    return {"release": revision.release_id, "case": revision.case_id, "job": job.pk, "taxonomy": taxonomy.pk}
 
 
 def _call(client: Client, route: Route, pk: int | None) -> int:
@@ -81,4 +85,4 @@ def test_it_answers_404_for_an_object_that_does_not_exist(client: Client, route:
 @pytest.mark.django_db
 @pytest.mark.parametrize("route", [r for r in ROUTES if r.name.startswith("cases_api:")], ids=lambda r: r.name)
 def test_it_answers_anonymous_api_callers_401_or_403(route: Route) -> None:
-    assert _call(APIClient(), route, None) in (401, 403)
+    assert _call(APIClient(), route, 1 if route.obj else None) in (401, 403)

@@ -3,7 +3,7 @@
 Each *scorer* (every rubric grader run, and the physicians' consensus) gives each response a number
 of rubric hits: criteria with positive points judged met (invalid or failed grader outputs count as
 not met; a physicians' tie counts as not met). From the hits: Rubric Accuracy, Pass@tau and
-CACS@tau per model (`agreement.metrics.coverage`), tau given, calibrated from physician-written
+CACS@tau per model (`agreement.metrics.rubrics.coverage`), tau given, calibrated from physician-written
 responses imported as a model, or scaled from the paper's 10 of 30.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from agreement.metrics import coverage as C
+from agreement.metrics.rubrics import coverage as C
 from agreement.reports.arrays import human_matrix
 from agreement.reports.base import CONSENSUS, LabelData, Table, _run_label
 from agreement.selectors import Selection

@@ -1,5 +1,5 @@
 """python manage.py import_cases FORMAT FILE [--dataset NAME] [--release LABEL] [--model NAME]
-[--grader-model NAME] [--case-reports FILE] [--dry-run] [--json]"""
+[--grader-model NAME] [--case-reports FILE] [--taxonomy KEY[@VERSION]] [--dry-run] [--json]"""
 
 import json
 import sys
@@ -25,7 +25,11 @@ class Command(BaseCommand):
         parser.add_argument("file", type=Path)
         parser.add_argument("--dataset", help="Dataset name (default: from the format, e.g. LiveMedBench)")
         parser.add_argument("--release", help="Release label, e.g. v202601 (default: the file name)")
-        parser.add_argument("--model", help="For responses and grades: the model that answered")
+        parser.add_argument("--model", help=(
+            "For responses and grades: the model that answered. For ai-labels: the model of labels that name "
+            "none; for liveclin-labels: the model of every label (default: LiveClin's, gpt-4.1 and o3)"))
+        parser.add_argument("--taxonomy", default="", help=(
+            "ai-labels, liveclin-labels: the taxonomy of taxonomy labels, KEY or KEY@VERSION (default liveclin)"))
         parser.add_argument("--grader-model", default=DEFAULT_GRADER_MODEL,
                             help=f"For grades: the grader model (default {DEFAULT_GRADER_MODEL})")
         parser.add_argument("--case-reports", type=Path, help=(
@@ -70,7 +74,7 @@ class Command(BaseCommand):
             dataset_name=options["dataset"] or DEFAULT_DATASETS.get(ImportFormat(fmt), ""),
             release_label=options["release"] or path.stem, model_name=options["model"],
             grader_model=options["grader_model"], dry_run=options["dry_run"],
-            progress=progress if show_bar else None, case_reports=case_reports,
+            progress=progress if show_bar else None, case_reports=case_reports, taxonomy=options["taxonomy"],
         )
         if options["json"]:
             self.stdout.write(json.dumps(report.to_dict(), ensure_ascii=False))

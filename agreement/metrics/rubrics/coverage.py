@@ -22,7 +22,7 @@ import pandas as pd
 
 from agreement.metrics.binary import encode_binary
 from agreement.metrics.correlation import kendall, spearman
-from agreement.metrics.rubric import cacs
+from agreement.metrics.rubrics.rubric import cacs
 
 # ClinConsensus Table 10 looks at CACS@7, @8, @12 and @15 around tau = 10.
 NEARBY_OFFSETS = (-3, -2, 2, 5)

@@ -23,6 +23,8 @@ class ImportFormat(models.TextChoices):
     GENERIC = "generic", "Generic (ClinConsensus-style)"
     JUDGE_SCORES = "judge-scores", "Judge scores collected outside medreview (holistic or per axis)"
     PAIRWISE_VERDICTS = "pairwise-verdicts", "Pairwise verdicts collected outside medreview"
+    AI_LABELS = "ai-labels", "AI labels (taxonomy node, clinical stage, modality), JSONL"
+    LIVECLIN_LABELS = "liveclin-labels", "AI labels carried by a LiveClin release file"
 
 
 class Dataset(models.Model):
@@ -73,7 +75,8 @@ class Release(models.Model):
         what = {
             ImportFormat.LIVEMEDBENCH_RESPONSES: "responses", ImportFormat.LIVEMEDBENCH_GRADES: "grades",
             ImportFormat.LIVECLIN_JUDGE: "Judge verdicts", ImportFormat.JUDGE_SCORES: "judge scores",
-            ImportFormat.PAIRWISE_VERDICTS: "pairwise verdicts",
+            ImportFormat.PAIRWISE_VERDICTS: "pairwise verdicts", ImportFormat.AI_LABELS: "AI labels",
+            ImportFormat.LIVECLIN_LABELS: "AI labels",
         }.get(self.format, "")
         detail = " ".join(p for p in (self.model_name, what) if p)
         date = f"{self.imported_at:%Y-%m-%d}" if self.imported_at else ""
@@ -298,6 +301,7 @@ class ImportJob(models.Model):
     release_label = models.CharField(max_length=100)
     model_name = models.CharField(max_length=200, blank=True)
     grader_model = models.CharField(max_length=200, blank=True)
+    taxonomy = models.CharField(max_length=101, blank=True, help_text="AI labels: the taxonomy (key or key@version)")
     # Stored through STORAGES["imports"] (the database by default), so any worker can read it; deleted
     # when the import ends (refused, imported or failed).
     file = models.FileField(upload_to="imports/%Y/%m/", storage=import_storage, blank=True)
@@ -417,3 +421,8 @@ class StoredFile(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.size} bytes)"
+
+
+# Taxonomies and AI labels (LiveClin App. E, I, J) live in their own module of this package; imported
+# here so that Django registers them and `from cases.models import Taxonomy` works like for the rest.
+from cases.models.taxonomy import AILabel, Taxonomy, TaxonomyLevel, TaxonomyNode  # noqa: E402, F401
