@@ -1,4 +1,5 @@
-"""Writes to accounts: create or update a user with its profile, bulk from CSV, invite, deactivate.
+"""Writes to accounts: create or update a user with its profile, bulk from CSV, invite, deactivate,
+and bind single sign-on identities to accounts.
 
 Used by the `accounts` command, the accounts API and the OIDC sign-in alike. Deactivating never
 deletes: every label, inspection and event keeps pointing at the user.
@@ -24,7 +25,7 @@ from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 
 from accounts.csv_import import AccountRow, RowError, parse_accounts_csv
-from accounts.models import Profile, Rank, Role
+from accounts.models import OIDCIdentity, Profile, Rank, Role
 from accounts.tokens import tokens_revoke
 
 
@@ -213,3 +214,66 @@ def account_invite(*, user: AbstractBaseUser, base_url: str) -> str:
             from_email=None, recipient_list=[user.email],
         )
     return link
+
+
+# --- single sign-on identities ------------------------------------------------------------------
+
+
+def check_can_link_identity(user: AbstractBaseUser) -> None:
+    """Superusers and staff (who reach the Django admin) sign in with their password only: single
+    sign-on never grants more than the role its groups map to."""
+    if getattr(user, "is_superuser", False) or getattr(user, "is_staff", False):
+        raise ValidationError({"username": "a superuser or staff account cannot sign in through single sign-on; "
+                                           "it keeps its password (and a break-glass admin stays one)"})
+
+
+def oidc_identity_link(
+    *, user: AbstractBaseUser, issuer: str, subject: str, linked_by: AbstractBaseUser | None
+) -> OIDCIdentity:
+    """An admin's explicit mapping: the provider's person (`issuer`, `subject`) signs in as `user`
+    from now on. Refused for superuser and staff accounts, for an identity already bound to an
+    account, and for an account already bound at that provider (unlink it first)."""
+    issuer, subject = issuer.strip(), subject.strip()
+    errors = {name: "must not be empty" for name, value in (("issuer", issuer), ("subject", subject)) if not value}
+    if errors:
+        raise ValidationError(errors)
+    check_can_link_identity(user)
+    # One row; the unique constraints decide between two admins linking at once.
+    with transaction.atomic():
+        taken = OIDCIdentity.objects.filter(issuer=issuer, subject=subject).select_related("user").first()
+        if taken is not None:
+            raise ValidationError({"subject": f"this identity already signs in as {taken.user.get_username()}; "
+                                              "unlink it there first"})
+        if OIDCIdentity.objects.filter(user=user, issuer=issuer).exists():
+            raise ValidationError({"issuer": f"{user.get_username()} is already linked to an identity at this "
+                                             "provider; unlink it first"})
+        try:
+            return OIDCIdentity.objects.create(user=user, issuer=issuer, subject=subject, linked_by=linked_by)
+        except IntegrityError as exc:
+            raise ValidationError({"subject": "this identity was just linked by someone else"}) from exc
+
+
+def oidc_identity_unlink(*, user: AbstractBaseUser, issuer: str) -> int:
+    """Single sign-on as this provider's person stops reaching `user`; returns how many links went."""
+    deleted, _ = OIDCIdentity.objects.filter(user=user, issuer=issuer).delete()
+    return deleted
+
+
+def oidc_account_create(*, issuer: str, subject: str, data: AccountData) -> AbstractBaseUser:
+    """First sign-in of a person no account is bound to: a new account with the mapped role, bound
+    to (`issuer`, `subject`). Refused (ValidationError) when the username belongs to an existing
+    account: only an admin's explicit mapping links an existing account."""
+    _validate(data)
+    # The new user row, its profile and the identity, together: a refusal leaves nothing behind.
+    with transaction.atomic():
+        if get_user_model().objects.filter(username__iexact=data.username).exists():
+            raise ValidationError({"username": f"{data.username!r} names an existing account; an admin links it "
+                                               "to this identity (accounts link-oidc) if it is the same person"})
+        try:
+            user, created = _save_one(data)
+            if not created:  # created by a concurrent request between the check and the insert
+                raise ValidationError({"username": "an account with this username was just created"})
+            OIDCIdentity.objects.create(user=user, issuer=issuer, subject=subject)
+        except IntegrityError as exc:
+            raise ValidationError({"username": "an account or identity like this was just created"}) from exc
+    return user

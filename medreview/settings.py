@@ -226,6 +226,14 @@ OIDC_OP_AUTHORIZATION_ENDPOINT = env_str("OIDC_OP_AUTHORIZATION_ENDPOINT", defau
 OIDC_OP_TOKEN_ENDPOINT = env_str("OIDC_OP_TOKEN_ENDPOINT", default="")
 OIDC_OP_USER_ENDPOINT = env_str("OIDC_OP_USER_ENDPOINT", default="")
 OIDC_OP_JWKS_ENDPOINT = env_str("OIDC_OP_JWKS_ENDPOINT", default="")
+# The provider's `issuer`: identities are bound by (issuer, subject), and an ID token from any other
+# issuer is refused (accounts/oidc.py).
+OIDC_OP_ISSUER = env_str("OIDC_OP_ISSUER", default="")
+if OIDC_ENABLED and not OIDC_OP_ISSUER:
+    raise ImproperlyConfigured(
+        "OIDC_OP_ISSUER is not set: with OIDC_ENABLED copy `issuer` from the provider's "
+        "/.well-known/openid-configuration (docs/deployment.md, single sign-on)"
+    )
 OIDC_RP_SIGN_ALGO = "RS256"
 OIDC_RP_SCOPES = "openid email profile"
 OIDC_TIMEOUT = 10
