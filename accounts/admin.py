@@ -7,11 +7,12 @@ from django import forms
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.forms import UserChangeForm
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest
 
 from accounts.models import OIDCIdentity, Profile
-from accounts.services import check_can_link_identity
+from accounts.services import account_deactivate, check_can_deactivate, check_can_link_identity
 from medreview.admin import ReadOnlyInline
 
 User = get_user_model()
@@ -31,8 +32,38 @@ class OIDCIdentityInline(ReadOnlyInline):
     can_delete = True  # unlinking is allowed here; linking on the single sign-on identities page
 
 
+class AccountChangeForm(UserChangeForm):
+    """Unticking "active" follows the rules of `account_deactivate`: not your own account, not the
+    last active superuser or admin."""
+
+    request_user: Any = None  # set per request by AccountAdmin.get_form
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        if self.instance.pk and self.instance.is_active and cleaned.get("is_active") is False:
+            try:
+                check_can_deactivate(user=self.instance, by=self.request_user)
+            except ValidationError as exc:
+                raise ValidationError(exc.message_dict["username"]) from exc
+        return cleaned
+
+
 class AccountAdmin(UserAdmin):
+    form = AccountChangeForm
     inlines = [ProfileInline, OIDCIdentityInline]
+
+    def get_form(self, request: HttpRequest, obj: Any = None, **kwargs: Any) -> Any:
+        form = super().get_form(request, obj, **kwargs)  # a new class per request
+        form.request_user = request.user
+        return form
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        deactivating = change and "is_active" in form.changed_data and not obj.is_active
+        if deactivating:
+            obj.is_active = True  # account_deactivate does it, ending sessions and voiding tokens too
+        super().save_model(request, obj, form, change)
+        if deactivating:
+            account_deactivate(user=obj, by=request.user)
     list_display = ["username", "email", "role", "is_active", "last_login"]
     list_select_related = ["profile"]
     list_filter = ["profile__role", "is_active", "is_staff"]

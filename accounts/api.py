@@ -69,15 +69,16 @@ class AccountDetailAPI(APIView):
 
 class AccountDeactivateAPI(APIView):
     @extend_schema(request=None, responses=AccountSerializer,
-                   summary="Deactivate: no sign-in, tokens revoked; every label is kept (admins)")
+                   summary="Deactivate: no sign-in, sessions ended, invitation and tokens void; every label is kept "
+                           "(admins; not your own account, not the last superuser or admin)")
     def post(self, request: Request, username: str) -> Response:
         user = access.access_account_for_management(request.user, username)
-        account_deactivate(user=user)
+        account_deactivate(user=user, by=request.user)
         return Response(AccountSerializer(user).data)
 
 
 class AccountReactivateAPI(APIView):
-    @extend_schema(request=None, responses=AccountSerializer, summary="Reactivate an account (admins)")
+    @extend_schema(request=None, responses=AccountSerializer, summary="Reactivate an account (admins); its password is gone: invite it again")
     def post(self, request: Request, username: str) -> Response:
         user = access.access_account_for_management(request.user, username)
         account_reactivate(user=user)

@@ -19,6 +19,7 @@ from django.contrib.auth.tokens import PasswordResetTokenGenerator
 from django.core.exceptions import ValidationError
 from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.db.models.functions import Lower
 from django.urls import reverse
 from django.utils.encoding import force_bytes
@@ -177,16 +178,50 @@ def _row_errors(row: AccountRow, exc: ValidationError) -> Iterable[RowError]:
             yield RowError(row.line, None, message)
 
 
-def account_deactivate(*, user: AbstractBaseUser) -> None:
-    """Sign-in and API tokens stop working; labels, inspections and events stay as they are."""
-    # One user row; its API tokens are deleted in the same transaction so none outlives it.
+def check_can_deactivate(*, user: AbstractBaseUser, by: AbstractBaseUser | None) -> None:
+    """Nobody deactivates their own account, the last active superuser or the last active admin:
+    someone must always be able to manage accounts. Raises ValidationError."""
+    if by is not None and by.pk == user.pk:
+        raise ValidationError({"username": "you cannot deactivate your own account; ask another admin"})
+    active = get_user_model().objects.filter(is_active=True).exclude(pk=user.pk)
+    if getattr(user, "is_superuser", False) and not active.filter(is_superuser=True).exists():
+        raise ValidationError({"username": f"{user.get_username()} is the last active superuser; make another "
+                                           "superuser first"})
+    admins = active.filter(Q(is_superuser=True) | Q(profile__role=Role.ADMIN))
+    if _is_admin(user) and not admins.exists():
+        raise ValidationError({"username": f"{user.get_username()} is the last active admin; make another admin "
+                                           "first"})
+
+
+def _is_admin(user: AbstractBaseUser) -> bool:
+    profile = Profile.objects.filter(user_id=user.pk).first()
+    return bool(getattr(user, "is_superuser", False)) or (profile is not None and profile.role == Role.ADMIN)
+
+
+def account_deactivate(*, user: AbstractBaseUser, by: AbstractBaseUser | None = None) -> None:
+    """Sign-in stops, every open session ends, a pending invitation link and every API token stop
+    working; labels, inspections and events stay as they are. `by` is the admin doing it (None from
+    the command line). Reactivating restores none of it: send a new invitation (or the person
+    signs in through single sign-on)."""
+    User = get_user_model()
+    # Every active superuser and admin row is locked first, so two admins deactivating the last two
+    # at once cannot both succeed; then the user's row and its tokens, in one transaction.
     with transaction.atomic():
-        type(user).objects.filter(pk=user.pk).update(is_active=False)
+        list(User.objects.select_for_update(of=("self",)).filter(is_active=True)
+             .filter(Q(is_superuser=True) | Q(profile__role=Role.ADMIN)).values_list("pk", flat=True))
+        check_can_deactivate(user=user, by=by)
+        row = User.objects.select_for_update().get(pk=user.pk)
+        row.is_active = False
+        # A new unusable password changes the session hash (every open session of the account ends at
+        # its next request) and the hash invitation and reset tokens are made from (they stop working).
+        row.set_unusable_password()
+        row.save(update_fields=["is_active", "password"])
         tokens_revoke(user=user)
-    user.is_active = False
+    user.is_active, user.password = False, row.password
 
 
 def account_reactivate(*, user: AbstractBaseUser) -> None:
+    """Sign-in is allowed again; the password is gone since deactivation: invite the person again."""
     type(user).objects.filter(pk=user.pk).update(is_active=True)
     user.is_active = True
 

@@ -8,6 +8,7 @@ from typing import TextIO
 
 from graders import prompts, services
 from graders.models import GraderConfig, GraderKind
+from graders.policy import endpoint_problem
 
 DEMO_BASE_URL = "http://127.0.0.1:8765/v1"
 DEMO_KEY_ENV = "MEDREVIEW_GRADER_KEY_DEMO"  # GRADER_KEY_ENV_PREFIX: only such variables may hold keys
@@ -20,7 +21,14 @@ DEMO_GRADERS = [
 
 
 def load_demo_graders(*, stdout: TextIO) -> None:
-    """Create the demo grader configurations; called by load_demo after the demo data exists. Idempotent."""
+    """Create the demo grader configurations; called by load_demo after the demo data exists. Idempotent.
+
+    Skipped, with one line saying what to set, when GRADER_ALLOWED_HOSTS does not allow the fake
+    endpoint (the production default allows no host): the rest of the demo needs no grader."""
+    if endpoint_problem(DEMO_BASE_URL) is not None:
+        stdout.write("Demo graders skipped: their endpoint 127.0.0.1:8765 is not allowed; set "
+                     "GRADER_ALLOWED_HOSTS=127.0.0.1:8765 and run load_demo again to add them.\n")
+        return
     for name, kind in DEMO_GRADERS:
         if GraderConfig.objects.filter(name=name).exists():
             # Demo databases made before the key prefix rule named another variable.

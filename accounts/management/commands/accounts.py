@@ -131,11 +131,13 @@ class Command(BaseCommand):
 
     def _deactivate(self, options: dict[str, Any]) -> None:
         account_deactivate(user=self._user(options["username"]))
-        self.stdout.write(f"Deactivated {options['username']}; their labels are kept.")
+        self.stdout.write(f"Deactivated {options['username']}: sessions ended, invitation and API tokens void; "
+                          "their labels are kept.")
 
     def _reactivate(self, options: dict[str, Any]) -> None:
         account_reactivate(user=self._user(options["username"]))
-        self.stdout.write(f"Reactivated {options['username']}.")
+        self.stdout.write(f"Reactivated {options['username']}; send them an invitation to choose a new password "
+                          "(deactivation removed it), unless they sign in through single sign-on.")
 
     def _invite(self, options: dict[str, Any]) -> None:
         user = self._user(options["username"])
