@@ -316,3 +316,20 @@ def test_the_physician_labels_parser_shares_the_csv_rules(body: str, record, fie
 
     result = parse_physician_labels(body.encode(), "labels.csv")
     assert [(i.record, i.field) for i in result.issues if message in i.message] == [(record, field)]
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    (f"item_key,rater,task,label\ncase:1,R-a,narrative-quality,{HUGE_CELL}\n", f"longer than {CSV_FIELD_MAX:,}"),
+    ('item_key,rater,task,label\ncase:1,R-a,"narrative-quality,1\n', "invalid CSV"),
+    ("item_key,rater,task,label,label\ncase:1,R-a,narrative-quality,1,2\n", "appears twice"),
+], ids=["a huge cell", "a quote never closed", "a column twice"])
+def test_the_labels_import_route_refuses_a_broken_csv_with_a_400(body: str, message: str, admin) -> None:
+    from tests.agreement.builders import make_study
+
+    study = make_study(tasks=("narrative-quality",))
+    api = APIClient()
+    api.force_authenticate(admin)
+    response = api.post(reverse("annotation_api:study_labels_import", args=[study.pk]),
+                        {"file": SimpleUploadedFile("labels.csv", body.encode())}, format="multipart")
+    assert response.status_code == 400, response.content[:300]
+    assert any(message in e["message"] for e in response.json()["errors"])
