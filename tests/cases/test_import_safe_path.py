@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import io
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -27,6 +26,7 @@ from cases.importers.safe_load import CSV_FIELD_MAX
 from cases.models import Case, ImportJob, Release
 from cases.services import release_import
 from graders.models import GraderRun, JudgeScore, PairwiseJudgement
+from tests.cases.test_import_hardening import Bad  # (name, fmt, file, bytes, record, field, message)
 from tests.conftest import login
 from tests.factories import make_case, make_release, make_response
 
@@ -46,17 +46,6 @@ def dataset_with_responses(db):
         revision = make_case(release=release, external_id=f"q{i}", narrative=f"question {i}")
         for model in ("alpha", "beta"):
             make_response(revision, model_name=model, text=f"{model} {i}")
-
-
-@dataclass(frozen=True)
-class Bad:
-    name: str
-    fmt: str
-    file_name: str
-    data: bytes
-    record: int | None
-    field: str | None
-    message: str  # a substring of the error message
 
 
 LONG_JUDGE = "J" * (JUDGE_NAME_MAX + 1)
