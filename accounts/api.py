@@ -1,5 +1,8 @@
-"""Accounts API (admins): list, create, update, deactivate, bulk CSV import, invite."""
+"""Accounts API (admins): list, create, update, deactivate, bulk CSV import, invite, and the single
+sign-on identities mapped to an account."""
 
+from django.conf import settings
+from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
@@ -12,6 +15,7 @@ from accounts.serializers import (
     AccountImportSerializer,
     AccountSerializer,
     InvitationSerializer,
+    OIDCIdentitySerializer,
 )
 from accounts.services import (
     AccountData,
@@ -20,6 +24,7 @@ from accounts.services import (
     account_reactivate,
     account_save,
     accounts_import_csv,
+    oidc_identity_link,
 )
 from medreview.drf import report_or_validation_errors
 
@@ -64,15 +69,16 @@ class AccountDetailAPI(APIView):
 
 class AccountDeactivateAPI(APIView):
     @extend_schema(request=None, responses=AccountSerializer,
-                   summary="Deactivate: no sign-in, tokens revoked; every label is kept (admins)")
+                   summary="Deactivate: no sign-in, sessions ended, invitation and tokens void; every label is kept "
+                           "(admins; not your own account, not the last superuser or admin)")
     def post(self, request: Request, username: str) -> Response:
         user = access.access_account_for_management(request.user, username)
-        account_deactivate(user=user)
+        account_deactivate(user=user, by=request.user)
         return Response(AccountSerializer(user).data)
 
 
 class AccountReactivateAPI(APIView):
-    @extend_schema(request=None, responses=AccountSerializer, summary="Reactivate an account (admins)")
+    @extend_schema(request=None, responses=AccountSerializer, summary="Reactivate an account (admins); its password is gone: invite it again")
     def post(self, request: Request, username: str) -> Response:
         user = access.access_account_for_management(request.user, username)
         account_reactivate(user=user)
@@ -105,3 +111,33 @@ class AccountImportAPI(APIView):
                                      dry_run=incoming.validated_data["dry_run"])
         status = 400 if report.errors else (200 if report.dry_run else 201)
         return Response(report.to_dict(), status=status)
+
+
+class AccountOIDCIdentityListAPI(APIView):
+    @extend_schema(responses=OIDCIdentitySerializer(many=True),
+                   summary="The single sign-on identities that reach this account (admins)")
+    def get(self, request: Request, username: str) -> Response:
+        user = access.access_account_for_management(request.user, username)
+        return Response(OIDCIdentitySerializer(user.oidc_identities.select_related("linked_by"), many=True).data)
+
+    @extend_schema(request=OIDCIdentitySerializer, responses={201: OIDCIdentitySerializer},
+                   summary="Map a provider's person (issuer, subject) to this existing account (admins); "
+                           "refused for superuser and staff accounts")
+    def post(self, request: Request, username: str) -> Response:
+        user = access.access_account_for_management(request.user, username)
+        incoming = OIDCIdentitySerializer(data=request.data)
+        incoming.is_valid(raise_exception=True)
+        identity = oidc_identity_link(
+            user=user, issuer=incoming.validated_data.get("issuer") or settings.OIDC_OP_ISSUER,
+            subject=incoming.validated_data["subject"], linked_by=request.user,
+        )
+        return Response(OIDCIdentitySerializer(identity).data, status=201)
+
+
+class AccountOIDCIdentityDetailAPI(APIView):
+    @extend_schema(request=None, responses={204: None},
+                   summary="Unlink: single sign-on as this identity no longer reaches the account (admins)")
+    def delete(self, request: Request, username: str, pk: int) -> Response:
+        user = access.access_account_for_management(request.user, username)
+        get_object_or_404(user.oidc_identities, pk=pk).delete()
+        return Response(status=204)

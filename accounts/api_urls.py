@@ -11,4 +11,8 @@ urlpatterns = [
     path("<str:username>/deactivate/", api.AccountDeactivateAPI.as_view(), name="account_deactivate"),
     path("<str:username>/reactivate/", api.AccountReactivateAPI.as_view(), name="account_reactivate"),
     path("<str:username>/invite/", api.AccountInviteAPI.as_view(), name="account_invite"),
+    path("<str:username>/oidc-identities/", api.AccountOIDCIdentityListAPI.as_view(),
+         name="account_oidc_identities"),
+    path("<str:username>/oidc-identities/<int:pk>/", api.AccountOIDCIdentityDetailAPI.as_view(),
+         name="account_oidc_identity"),
 ]

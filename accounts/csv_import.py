@@ -11,8 +11,6 @@ nothing unless `errors` is empty).
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from dataclasses import dataclass, field
 
@@ -22,6 +20,7 @@ from django.core.validators import validate_email
 
 from accounts.models import Rank, Role
 from medreview.text import split_values
+from medreview.text.csv_input import UnsafeCSV, read_csv
 
 COLUMNS = ("username", "email", "role", "rank", "specialties", "languages", "first_name", "last_name")
 REQUIRED = ("username", "role")
@@ -86,8 +85,6 @@ def _check_header(header: list[str], result: ParsedAccounts) -> bool:
         result.errors.append(RowError(1, ", ".join(missing), "missing required column"))
     if unknown:
         result.errors.append(RowError(1, ", ".join(unknown), f"unknown column; expected {', '.join(COLUMNS)}"))
-    if len(set(header)) != len(header):
-        result.errors.append(RowError(1, None, "a column appears twice"))
     return not result.errors
 
 
@@ -132,33 +129,27 @@ def parse_accounts_csv(data: bytes) -> ParsedAccounts:
     text = _decode(data, result)
     if text is None:
         return result
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    header = [h.strip() for h in (reader.fieldnames or [])]
-    reader.fieldnames = header
-    if not header:
-        result.errors.append(RowError(None, None, "the file is empty; expected a header line"))
+    try:
+        table = read_csv(text)
+    except UnsafeCSV as exc:
+        # A column named twice is refused here too, with the column's name.
+        result.errors.append(RowError(exc.line, exc.column, exc.message))
         return result
-    if not _check_header(header, result):
+    if not _check_header(list(table.header), result):
         return result
     seen: dict[str, int] = {}
-    try:
-        for row in reader:
-            line = reader.line_num
-            if None in row:
-                result.errors.append(RowError(line, None, "more cells than the header has columns"))
-            if not any((v or "").strip() for k, v in row.items() if k is not None):
-                continue
-            account = _row(line, row, result.errors)
-            key = account.username.lower()
-            if key and key in seen:
-                result.errors.append(RowError(line, "username", f"{account.username!r} also on line {seen[key]}"))
-            seen.setdefault(key, line)
-            result.rows.append(account)
-            if len(result.rows) > MAX_ROWS:
-                result.errors.append(RowError(line, None, f"more than {MAX_ROWS} accounts; split the file"))
-                break
-    except csv.Error as exc:
-        result.errors.append(RowError(reader.line_num, None, f"invalid CSV: {exc}"))
+    for row in table.rows:
+        if row.extra:
+            result.errors.append(RowError(row.line, None, "more cells than the header has columns"))
+        account = _row(row.line, row.cells, result.errors)
+        key = account.username.lower()
+        if key and key in seen:
+            result.errors.append(RowError(row.line, "username", f"{account.username!r} also on line {seen[key]}"))
+        seen.setdefault(key, row.line)
+        result.rows.append(account)
+        if len(result.rows) > MAX_ROWS:
+            result.errors.append(RowError(row.line, None, f"more than {MAX_ROWS} accounts; split the file"))
+            break
     if not result.rows and not result.errors:
         result.errors.append(RowError(None, None, "no accounts in the file"))
     return result

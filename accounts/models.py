@@ -40,3 +40,34 @@ class Profile(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} ({self.get_role_display()})"
+
+
+class OIDCIdentity(models.Model):
+    """A person at an identity provider, bound to one account: single sign-on finds the account by
+    the ID token's (`iss`, `sub`), never by a name or an e-mail the provider lets people choose.
+
+    Made when single sign-on creates a new account (`linked_by` empty), or by an admin's explicit
+    mapping of an existing account (admin, `accounts link-oidc`, API), never by matching names.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="oidc_identities")
+    issuer = models.CharField(max_length=500, help_text="The provider's `iss`, e.g. https://login.hospital.example")
+    subject = models.CharField(max_length=255, help_text="The person's `sub` at that provider (case-sensitive)")
+    linked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+        help_text="The admin who mapped an existing account; empty when sign-on created the account",
+    )
+    linked_at = models.DateTimeField(auto_now_add=True)
+    last_sign_in = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = "single sign-on identity"
+        verbose_name_plural = "single sign-on identities"
+        constraints = [
+            models.UniqueConstraint(fields=["issuer", "subject"], name="oidc_identity_unique_subject"),
+            # One identity per provider and account: a second would be a second person.
+            models.UniqueConstraint(fields=["user", "issuer"], name="oidc_identity_one_per_issuer"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.subject} at {self.issuer}"

@@ -52,3 +52,16 @@ class InvitationSerializer(serializers.Serializer):
     username = serializers.CharField()
     emailed = serializers.BooleanField(help_text="False when the account has no e-mail address")
     link = serializers.CharField(allow_blank=True, help_text="Only when it could not be e-mailed")
+
+
+class OIDCIdentitySerializer(serializers.Serializer):
+    """A single sign-on identity bound to an account (admins map existing accounts explicitly)."""
+
+    id = serializers.IntegerField(read_only=True)
+    issuer = serializers.CharField(max_length=500, required=False, allow_blank=True,
+                                   help_text="The provider's `iss`; default OIDC_OP_ISSUER")
+    subject = serializers.CharField(max_length=255, help_text="The person's `sub` at the provider")
+    linked_by = serializers.CharField(read_only=True, allow_null=True, source="linked_by.username",
+                                      help_text="null when single sign-on created the account")
+    linked_at = serializers.DateTimeField(read_only=True)
+    last_sign_in = serializers.DateTimeField(read_only=True, allow_null=True)

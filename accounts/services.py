@@ -1,4 +1,5 @@
-"""Writes to accounts: create or update a user with its profile, bulk from CSV, invite, deactivate.
+"""Writes to accounts: create or update a user with its profile, bulk from CSV, invite, deactivate,
+and bind single sign-on identities to accounts.
 
 Used by the `accounts` command, the accounts API and the OIDC sign-in alike. Deactivating never
 deletes: every label, inspection and event keeps pointing at the user.
@@ -18,13 +19,14 @@ from django.contrib.auth.tokens import PasswordResetTokenGenerator
 from django.core.exceptions import ValidationError
 from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.db.models.functions import Lower
 from django.urls import reverse
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 
 from accounts.csv_import import AccountRow, RowError, parse_accounts_csv
-from accounts.models import Profile, Rank, Role
+from accounts.models import OIDCIdentity, Profile, Rank, Role
 from accounts.tokens import tokens_revoke
 
 
@@ -176,16 +178,50 @@ def _row_errors(row: AccountRow, exc: ValidationError) -> Iterable[RowError]:
             yield RowError(row.line, None, message)
 
 
-def account_deactivate(*, user: AbstractBaseUser) -> None:
-    """Sign-in and API tokens stop working; labels, inspections and events stay as they are."""
-    # One user row; its API tokens are deleted in the same transaction so none outlives it.
+def check_can_deactivate(*, user: AbstractBaseUser, by: AbstractBaseUser | None) -> None:
+    """Nobody deactivates their own account, the last active superuser or the last active admin:
+    someone must always be able to manage accounts. Raises ValidationError."""
+    if by is not None and by.pk == user.pk:
+        raise ValidationError({"username": "you cannot deactivate your own account; ask another admin"})
+    active = get_user_model().objects.filter(is_active=True).exclude(pk=user.pk)
+    if getattr(user, "is_superuser", False) and not active.filter(is_superuser=True).exists():
+        raise ValidationError({"username": f"{user.get_username()} is the last active superuser; make another "
+                                           "superuser first"})
+    admins = active.filter(Q(is_superuser=True) | Q(profile__role=Role.ADMIN))
+    if _is_admin(user) and not admins.exists():
+        raise ValidationError({"username": f"{user.get_username()} is the last active admin; make another admin "
+                                           "first"})
+
+
+def _is_admin(user: AbstractBaseUser) -> bool:
+    profile = Profile.objects.filter(user_id=user.pk).first()
+    return bool(getattr(user, "is_superuser", False)) or (profile is not None and profile.role == Role.ADMIN)
+
+
+def account_deactivate(*, user: AbstractBaseUser, by: AbstractBaseUser | None = None) -> None:
+    """Sign-in stops, every open session ends, a pending invitation link and every API token stop
+    working; labels, inspections and events stay as they are. `by` is the admin doing it (None from
+    the command line). Reactivating restores none of it: send a new invitation (or the person
+    signs in through single sign-on)."""
+    User = get_user_model()
+    # Every active superuser and admin row is locked first, so two admins deactivating the last two
+    # at once cannot both succeed; then the user's row and its tokens, in one transaction.
     with transaction.atomic():
-        type(user).objects.filter(pk=user.pk).update(is_active=False)
+        list(User.objects.select_for_update(of=("self",)).filter(is_active=True)
+             .filter(Q(is_superuser=True) | Q(profile__role=Role.ADMIN)).values_list("pk", flat=True))
+        check_can_deactivate(user=user, by=by)
+        row = User.objects.select_for_update().get(pk=user.pk)
+        row.is_active = False
+        # A new unusable password changes the session hash (every open session of the account ends at
+        # its next request) and the hash invitation and reset tokens are made from (they stop working).
+        row.set_unusable_password()
+        row.save(update_fields=["is_active", "password"])
         tokens_revoke(user=user)
-    user.is_active = False
+    user.is_active, user.password = False, row.password
 
 
 def account_reactivate(*, user: AbstractBaseUser) -> None:
+    """Sign-in is allowed again; the password is gone since deactivation: invite the person again."""
     type(user).objects.filter(pk=user.pk).update(is_active=True)
     user.is_active = True
 
@@ -213,3 +249,66 @@ def account_invite(*, user: AbstractBaseUser, base_url: str) -> str:
             from_email=None, recipient_list=[user.email],
         )
     return link
+
+
+# --- single sign-on identities ------------------------------------------------------------------
+
+
+def check_can_link_identity(user: AbstractBaseUser) -> None:
+    """Superusers and staff (who reach the Django admin) sign in with their password only: single
+    sign-on never grants more than the role its groups map to."""
+    if getattr(user, "is_superuser", False) or getattr(user, "is_staff", False):
+        raise ValidationError({"username": "a superuser or staff account cannot sign in through single sign-on; "
+                                           "it keeps its password (and a break-glass admin stays one)"})
+
+
+def oidc_identity_link(
+    *, user: AbstractBaseUser, issuer: str, subject: str, linked_by: AbstractBaseUser | None
+) -> OIDCIdentity:
+    """An admin's explicit mapping: the provider's person (`issuer`, `subject`) signs in as `user`
+    from now on. Refused for superuser and staff accounts, for an identity already bound to an
+    account, and for an account already bound at that provider (unlink it first)."""
+    issuer, subject = issuer.strip(), subject.strip()
+    errors = {name: "must not be empty" for name, value in (("issuer", issuer), ("subject", subject)) if not value}
+    if errors:
+        raise ValidationError(errors)
+    check_can_link_identity(user)
+    # One row; the unique constraints decide between two admins linking at once.
+    with transaction.atomic():
+        taken = OIDCIdentity.objects.filter(issuer=issuer, subject=subject).select_related("user").first()
+        if taken is not None:
+            raise ValidationError({"subject": f"this identity already signs in as {taken.user.get_username()}; "
+                                              "unlink it there first"})
+        if OIDCIdentity.objects.filter(user=user, issuer=issuer).exists():
+            raise ValidationError({"issuer": f"{user.get_username()} is already linked to an identity at this "
+                                             "provider; unlink it first"})
+        try:
+            return OIDCIdentity.objects.create(user=user, issuer=issuer, subject=subject, linked_by=linked_by)
+        except IntegrityError as exc:
+            raise ValidationError({"subject": "this identity was just linked by someone else"}) from exc
+
+
+def oidc_identity_unlink(*, user: AbstractBaseUser, issuer: str) -> int:
+    """Single sign-on as this provider's person stops reaching `user`; returns how many links went."""
+    deleted, _ = OIDCIdentity.objects.filter(user=user, issuer=issuer).delete()
+    return deleted
+
+
+def oidc_account_create(*, issuer: str, subject: str, data: AccountData) -> AbstractBaseUser:
+    """First sign-in of a person no account is bound to: a new account with the mapped role, bound
+    to (`issuer`, `subject`). Refused (ValidationError) when the username belongs to an existing
+    account: only an admin's explicit mapping links an existing account."""
+    _validate(data)
+    # The new user row, its profile and the identity, together: a refusal leaves nothing behind.
+    with transaction.atomic():
+        if get_user_model().objects.filter(username__iexact=data.username).exists():
+            raise ValidationError({"username": f"{data.username!r} names an existing account; an admin links it "
+                                               "to this identity (accounts link-oidc) if it is the same person"})
+        try:
+            user, created = _save_one(data)
+            if not created:  # created by a concurrent request between the check and the insert
+                raise ValidationError({"username": "an account with this username was just created"})
+            OIDCIdentity.objects.create(user=user, issuer=issuer, subject=subject)
+        except IntegrityError as exc:
+            raise ValidationError({"username": "an account or identity like this was just created"}) from exc
+    return user

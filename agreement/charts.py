@@ -4,7 +4,7 @@ Figures are built with `matplotlib.figure.Figure` directly (no pyplot global sta
 is safe in threaded servers. `available_charts(report)` lists what a report can draw without
 drawing it; the page puts each chart's URL in an <img> (which cannot run scripts, so nothing needs
 `|safe`) and `render_chart(report, key)` draws one PNG when the browser asks for it. The page
-itself therefore never waits for matplotlib.
+itself therefore never waits for matplotlib. Text is never parsed as math (`text.parse_math` off).
 """
 
 from __future__ import annotations
@@ -16,6 +16,11 @@ from dataclasses import dataclass
 import matplotlib
 
 matplotlib.use("Agg")
+# Tick labels, legends and titles hold names from imported data (specialties, themes, axes, graders,
+# models, pseudonyms): "$\frac{$" must be drawn as typed, never parsed as TeX math (which raised
+# ValueError, a 500). Read when each Text is made, tick labels at draw time, so it is set for the
+# process; medreview's own labels use no math. agreement/pdf.py sets it too.
+matplotlib.rcParams["text.parse_math"] = False
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402

@@ -14,12 +14,13 @@ from collections.abc import Iterable
 import matplotlib
 
 matplotlib.use("Agg")
+matplotlib.rcParams["text.parse_math"] = False  # table cells hold imported names: never TeX math
 
 from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from agreement.reports import Report, Table, software_version  # noqa: E402
-from agreement.reports.presentation import compact
+from agreement.reports.presentation import compact  # noqa: E402
 
 A4 = (8.27, 11.69)
 ROWS_PER_PAGE = 32

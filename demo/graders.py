@@ -7,6 +7,7 @@ value for MEDREVIEW_GRADER_KEY_DEMO (the fake server accepts every key).
 from typing import TextIO
 
 from graders import services
+from graders.endpoints.policy import endpoint_problem
 from graders.kinds import prompts
 from graders.models import GraderConfig, GraderKind
 
@@ -21,7 +22,14 @@ DEMO_GRADERS = [
 
 
 def load_demo_graders(*, stdout: TextIO) -> None:
-    """Create the demo grader configurations; called by load_demo after the demo data exists. Idempotent."""
+    """Create the demo grader configurations; called by load_demo after the demo data exists. Idempotent.
+
+    Skipped, with one line saying what to set, when GRADER_ALLOWED_HOSTS does not allow the fake
+    endpoint (the production default allows no host): the rest of the demo needs no grader."""
+    if endpoint_problem(DEMO_BASE_URL) is not None:
+        stdout.write("Demo graders skipped: their endpoint 127.0.0.1:8765 is not allowed; set "
+                     "GRADER_ALLOWED_HOSTS=127.0.0.1:8765 and run load_demo again to add them.\n")
+        return
     for name, kind in DEMO_GRADERS:
         if GraderConfig.objects.filter(name=name).exists():
             # Demo databases made before the key prefix rule named another variable.

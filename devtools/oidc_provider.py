@@ -55,6 +55,9 @@ class OIDCProvider:
         self.codes: dict[str, dict[str, Any]] = {}
         self.access_tokens: dict[str, dict[str, Any]] = {}
         self.requests: list[str] = []  # paths served, for assertions
+        # Merged into the userinfo answer only (not the ID token): a provider answering about
+        # someone else, which a relying party must refuse.
+        self.userinfo_extra: dict[str, Any] = {}
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -144,7 +147,7 @@ class OIDCProvider:
     def userinfo(self, authorization: str) -> tuple[int, dict[str, Any]]:
         scheme, _, value = authorization.partition(" ")
         user = self.access_tokens.get(value) if scheme.lower() == "bearer" else None
-        return (200, user) if user is not None else (401, {"error": "invalid_token"})
+        return (200, {**user, **self.userinfo_extra}) if user is not None else (401, {"error": "invalid_token"})
 
 
 def _handler_for(provider: OIDCProvider) -> type[BaseHTTPRequestHandler]:

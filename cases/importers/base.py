@@ -15,7 +15,15 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from cases.importers.safe_load import UnsafeJSON, find_nul, issue_location, safe_loads
+from cases.importers.safe_load import (
+    CsvTable,
+    UnsafeCSV,
+    UnsafeJSON,
+    find_nul,
+    issue_location,
+    read_csv,
+    safe_loads,
+)
 from medreview.text import split_values
 
 # Han ideographs (CJK Unified + Extension A + compatibility). LiveMedBench decides the answer
@@ -269,6 +277,19 @@ def load_json_list(data: bytes, issues: Issues, *, what: str) -> list[Any]:
         issues.add(None, None, f"wrong type: expected a JSON list of {what}, got {json_type(value)}")
         return []
     return value
+
+
+def load_csv(data: bytes, issues: Issues) -> CsvTable | None:
+    """The file's header and rows, or None with the problem noted at its line: not UTF-8, NUL, any
+    `csv.Error` (a cell over the csv module's limit, a quote never closed), a column named twice."""
+    text = decode(data, issues, records_by_line=True)
+    if text is None:
+        return None
+    try:
+        return read_csv(text)
+    except UnsafeCSV as exc:
+        issues.add(exc.line, exc.column, exc.message)
+        return None
 
 
 def iter_jsonl(data: bytes, issues: Issues) -> Iterator[tuple[int, Any]]:

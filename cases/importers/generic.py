@@ -7,9 +7,6 @@ on its later rows. A file is CSV if its name ends in .csv or it does not start w
 
 from __future__ import annotations
 
-import csv
-import io
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,9 +19,10 @@ from cases.importers.base import (
     ParseResult,
     Record,
     check_duplicate,
-    decode,
+    load_csv,
     load_json_list,
 )
+from cases.importers.safe_load import CsvTable
 
 CASE_FIELDS = (
     "id", "language", "post_time", "narrative", "query", "reference_answer", "specialties", "themes",
@@ -103,40 +101,27 @@ class _CsvCase:
             self.columns.setdefault(column, value)
 
 
-def _csv_reader(data: bytes, issues: Issues) -> csv.DictReader | None:
-    """A reader with a trimmed header, or None (problem noted) if the text or columns are unusable."""
-    text = decode(data, issues, records_by_line=True)
-    if text is None:
+def _csv_table(data: bytes, issues: Issues) -> CsvTable | None:
+    """The rows, or None (problem noted) if the text or columns are unusable."""
+    table = load_csv(data, issues)
+    if table is None:
         return None
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    reader.fieldnames = [h.strip() for h in (reader.fieldnames or [])]
-    missing = [c for c in CSV_REQUIRED if c not in reader.fieldnames]
+    missing = [c for c in CSV_REQUIRED if c not in table.header]
     if missing:
         issues.add(1, ", ".join(missing), "missing required column")
         return None
-    return reader
+    return table
 
 
-def _csv_rows(reader: csv.DictReader, issues: Issues) -> Iterator[tuple[int, dict[str, str]]]:
-    """(line, row) for every non-blank row; an unreadable file ends the rows with its problem noted."""
-    try:
-        for row in reader:
-            line = reader.line_num
-            if None in row:
-                issues.add(line, None, f"{len(row[None])} more cells than the header has columns")
-            row = {k: (v or "") for k, v in row.items() if k is not None}
-            if any(v.strip() for v in row.values()):
-                yield line, row
-    except csv.Error as exc:
-        issues.add(reader.line_num, None, f"invalid CSV: {exc}")
-
-
-def _csv_cases(reader: csv.DictReader, issues: Issues, result: ParseResult) -> dict[str, _CsvCase]:
+def _csv_cases(table: CsvTable, issues: Issues, result: ParseResult) -> dict[str, _CsvCase]:
     """The file's cases by id, in file order; a case's rows must be consecutive."""
     cases: dict[str, _CsvCase] = {}
     last_id = None
-    for line, row in _csv_rows(reader, issues):
+    for csv_row in table.rows:
+        line, row = csv_row.line, csv_row.cells
         result.records += 1
+        if csv_row.extra:
+            issues.add(line, None, f"{len(csv_row.extra)} more cells than the header has columns")
         rec = Record(row, line, issues)
         external_id = rec.identifier("id")
         if not external_id:
@@ -156,8 +141,8 @@ def _csv_cases(reader: csv.DictReader, issues: Issues, result: ParseResult) -> d
 def parse_csv(data: bytes, file_name: str) -> ParseResult:
     issues = Issues(file_name)
     result = ParseResult(kind="cases")
-    reader = _csv_reader(data, issues)
-    cases = _csv_cases(reader, issues, result) if reader is not None else {}
+    table = _csv_table(data, issues)
+    cases = _csv_cases(table, issues, result) if table is not None else {}
     seen: dict[str, int] = {}
     for external_id, case in cases.items():
         rec = Record(case.columns, case.first_line, issues)

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from django.db import models
 
 from cases.importers.base import ImportIssue, ParsedCase, ParseResult
+from cases.importers.outside import OutsideParseResult
 from cases.models import (
     MCQ,
     Case,
@@ -24,8 +25,18 @@ from cases.models import (
 )
 
 # GraderRun.name is "<grader model> on <model>"; cases cannot import graders, so its limit is named here
-# and checked against the model by tests/cases/test_import_limits.py.
+# and checked against the model by tests/cases/test_import_hardening.py.
 GRADER_RUN_NAME_MAX = 200
+# Judge scores and pairwise verdicts collected outside medreview: one run per judge, named
+# "<judge> <kind> (imported)" (graders.imports.outside.imported_run_name), whose kind words take at most
+# this many characters. GraderRun.grader_model holds the judge's name; GraderRun.prompt_version and
+# JudgeScore.axis the others. Checked against the models by tests/cases/test_import_safe_path.py.
+IMPORTED_RUN_SUFFIX_MAX = 40
+JUDGE_NAME_MAX = GRADER_RUN_NAME_MAX - IMPORTED_RUN_SUFFIX_MAX
+JUDGE_AXIS_MAX = 100
+PROMPT_VERSION_MAX = 100
+# Physicians' labels (annotation.Rating.field_key: "axis:<name>" and the like).
+RATING_FIELD_KEY_MAX = 100
 
 
 def max_length(model: type[models.Model], name: str) -> int:
@@ -98,3 +109,26 @@ def check_argument_lengths(
         for name, value, limit in checks
         if (problem := _too_long(value, max(limit, 0)))
     ]
+
+
+# Outside rows: attribute -> the most characters its column holds.
+_OUTSIDE_COLUMNS: dict[str, int] = {
+    "judge": JUDGE_NAME_MAX, "axis": JUDGE_AXIS_MAX, "prompt_version": PROMPT_VERSION_MAX,
+    "field_key": RATING_FIELD_KEY_MAX,
+}
+# How the files spell the attributes that are named differently in the dataclasses.
+_OUTSIDE_FIELD_NAMES = {"field_key": "field"}
+
+
+def check_outside_lengths(parsed: OutsideParseResult, file_name: str) -> list[ImportIssue]:
+    """Every value of a judge-scores, pairwise-verdicts or physician-labels file longer than the
+    column it is written to, located by record and field. Call it on the parsed file before the
+    dry run returns and before the write, so a file that validated never fails with a DataError."""
+    issues = []
+    for row in parsed.rows:
+        for attribute, limit in _OUTSIDE_COLUMNS.items():
+            value = getattr(row, attribute, None)
+            if isinstance(value, str) and (problem := _too_long(value, limit)):
+                field = _OUTSIDE_FIELD_NAMES.get(attribute, attribute)
+                issues.append(ImportIssue(row.record, field, problem, file_name))
+    return issues

@@ -30,6 +30,7 @@ from cases.importers.base import (
     iter_jsonl,
     json_type,
 )
+from cases.importers.safe_load import UnsafeJSON, check_value, issue_location, safe_loads
 
 ID_KEYS = ("pmc", "pmid", "doi")
 KNOWN_KEYS = {*ID_KEYS, "Rarity", "Level1", "Level2", "exam_creation", "case_report"}
@@ -63,29 +64,42 @@ def image_captions(images: list[Any], mcq: int) -> list[dict[str, Any]]:
     return found
 
 
-def _report_mapping(text: str) -> dict[str, Any] | None:
-    """The whole side file as one `{id: report}` object, or None when it is JSONL (a single line
-    naming its record with pmc / pmid / doi is a JSONL file of one report)."""
+def _report_mapping(text: str, issues: Issues) -> dict[str, Any] | None:
+    """The whole side file as one `{id: report}` object; None when it is JSONL (a single line
+    naming its record with pmc / pmid / doi is a JSONL file of one report) or refused (noted)."""
     if not text.lstrip().startswith("{"):
         return None
     try:
-        value = json.loads(text)
+        # Unchecked first: where a NUL or a duplicate key is depends on which form the file has.
+        value = safe_loads(text, check=False)
     except json.JSONDecodeError:
+        return None  # several lines: JSON Lines
+    except UnsafeJSON as exc:
+        issues.add(*issue_location(exc, record=None))
         return None
     if not isinstance(value, dict) or any(k in value for k in ID_KEYS):
+        return None
+    try:
+        check_value(value)
+    except UnsafeJSON as exc:
+        issues.add(*issue_location(exc, record=None))
         return None
     return value
 
 
 def parse_case_reports(data: bytes, file_name: str) -> tuple[dict[str, str], list[ImportIssue]]:
     """A side file of source case reports: a JSON object mapping record ids to report text
-    (Markdown allowed), or JSONL lines `{"pmc" | "pmid" | "doi": id, "case_report": text}`."""
+    (Markdown allowed), or JSONL lines `{"pmc" | "pmid" | "doi": id, "case_report": text}`. Read
+    through the safe loader: a NUL, a lone surrogate, a duplicate id or key, deep nesting and huge
+    numbers are refused with their location."""
     issues = Issues(file_name)
     reports: dict[str, str] = {}
     text = decode(data, issues)
     if text is None:
         return {}, issues.items
-    mapping = _report_mapping(text)
+    mapping = _report_mapping(text, issues)
+    if issues.items:
+        return {}, issues.items
     if mapping is not None:
         for key, report in mapping.items():
             if not isinstance(report, str):

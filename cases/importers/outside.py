@@ -11,15 +11,13 @@ the database: `graders` writes judge scores and pairwise verdicts, `annotation` 
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from cases.importers.base import ImportIssue, Issues, Record, decode, iter_jsonl, json_type, load_json_list
+from cases.importers.base import ImportIssue, Issues, Record, iter_jsonl, json_type, load_csv, load_json_list
 
 JUDGE_SCORES = "judge-scores"
 PAIRWISE_VERDICTS = "pairwise-verdicts"
@@ -123,23 +121,19 @@ def iter_rows(data: bytes, file_name: str, issues: Issues, *, required: tuple[st
 
 
 def _csv_rows(data: bytes, issues: Issues, required: tuple[str, ...]) -> Iterator[Record]:
-    text = decode(data, issues)
-    if text is None:
+    table = load_csv(data, issues)
+    if table is None:
         return
-    reader = csv.DictReader(io.StringIO(text))
-    header = [h.strip() for h in (reader.fieldnames or [])]
-    missing = [c for c in required if c not in header]
-    if not header:
-        issues.add(None, None, "empty file: expected a header row")
-        return
+    missing = [c for c in required if c not in table.header]
     if missing:
         issues.add(1, None, f"missing column(s): {', '.join(missing)}")
         return
-    reader.fieldnames = header
-    for row in reader:
-        obj = {k: (v.strip() if isinstance(v, str) else v) for k, v in row.items() if k is not None}
-        obj = {k: v for k, v in obj.items() if v not in ("", None)}
-        yield Record(obj, reader.line_num, issues)
+    for row in table.rows:
+        if row.extra:
+            issues.add(row.line, None, f"{len(row.extra)} more cells than the header has columns")
+            continue
+        obj = {k: v.strip() for k, v in row.cells.items() if v.strip()}
+        yield Record(obj, row.line, issues)
 
 
 def _number(rec: Record, key: str, *, required: bool) -> float | None:
@@ -239,6 +233,9 @@ def _judge_score(rec: Record, seen: dict[tuple[str, ...], int]) -> ParsedJudgeSc
         if not lo <= score <= hi:
             rec.error("score", f"score {score:g} outside the scale {lo:g}..{hi:g}")
         normalized = (score - lo) / (hi - lo)
+        if not math.isfinite(normalized):  # a scale so wide that its width overflows
+            rec.error("score", f"score {score:g} cannot be normalised on the scale {lo:g}..{hi:g}")
+            normalized = 0.0
     what = "score for this judge, case, model and axis"
     _dedupe(seen, (judge, case_id, model, axis or "\0"), rec, what, "axis" if axis else "case_id")
     return ParsedJudgeScore(

@@ -7,6 +7,11 @@ deep enough to raise RecursionError, an integer of thousands of digits (ValueErr
 encodable as UTF-8). `safe_loads` refuses each of these with an `UnsafeJSON` that says where: a
 path into the value (`[3].criteria[2].criterion`) and, when the path is unknown, a line and column.
 
+CSV files are read by `read_csv` (re-exported here; it lives in `medreview.text.csv_input` because the
+accounts import, a lower layer, reads CSV too): any line ending, and a located `UnsafeCSV` for every
+`csv.Error` (a cell over `CSV_FIELD_MAX` characters, a quote never closed) and for a column named
+twice in the header.
+
 No Django import here: the parsers run (and are tested) without a database.
 """
 
@@ -17,6 +22,13 @@ import math
 import re
 from dataclasses import dataclass
 from typing import Any
+
+from medreview.text.csv_input import CSV_FIELD_MAX, CsvRow, CsvTable, UnsafeCSV, read_csv
+
+__all__ = [
+    "CSV_FIELD_MAX", "MAX_DEPTH", "MAX_INT_DIGITS", "CsvRow", "CsvTable", "UnsafeCSV", "UnsafeJSON", "check_value",
+    "field_path", "find_nul", "issue_location", "position", "read_csv", "safe_loads",
+]
 
 # Deeper than any benchmark record (a LiveClin MCQ's table cells are ~7 levels down) and far below
 # Python's recursion limit and PostgreSQL's jsonb stack limit.
@@ -153,9 +165,11 @@ def check_value(value: Any, *, check_text: bool = True) -> None:
             raise UnsafeJSON(problem, path)
 
 
-def safe_loads(text: str) -> Any:
+def safe_loads(text: str, *, check: bool = True) -> Any:
     """`json.loads` that refuses what could not be stored; raises UnsafeJSON (a located error) or
-    json.JSONDecodeError (syntax)."""
+    json.JSONDecodeError (syntax). `check=False` refuses only what cannot be parsed at all (deep
+    nesting, huge integers, NaN): a caller that must look at the value's shape before it can say
+    where a problem is (is this a mapping or a record?) then calls `check_value` on it."""
     try:
         value = json.loads(text, object_pairs_hook=_pairs_hook, parse_constant=_refuse_constant)
     except RecursionError:
@@ -169,7 +183,8 @@ def safe_loads(text: str) -> Any:
         line, column = _locate(text, wanted)
         message = str(exc) if wanted == "constant" else _TOO_MANY_DIGITS
         raise UnsafeJSON(message, None, line, column) from None
-    check_value(value, check_text=bool(_RISKY_ESCAPE.search(text)))
+    if check:
+        check_value(value, check_text=bool(_RISKY_ESCAPE.search(text)))
     return value
 
 

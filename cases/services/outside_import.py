@@ -16,6 +16,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 
 from cases.importers.base import ImportIssue
+from cases.importers.limits import check_outside_lengths
 from cases.importers.outside import JUDGE_SCORES, OUTSIDE_PARSERS, PAIRWISE_VERDICTS, OutsideParseResult
 from cases.models import Case, Dataset, ModelResponse, Release
 
@@ -94,8 +95,11 @@ def outside_import(report: Any, data: bytes, *, user: Any, dry_run: bool, finish
     fmt, file_name = report.format, report.file_name
     parsed = OUTSIDE_PARSERS[fmt](data, file_name)
     report.records = parsed.records
-    if parsed.issues:
-        return finish("refused", parsed.issues)
+    # Values longer than their columns are refused here, before the dry run returns: a file that
+    # validated never fails at confirm with a DataError.
+    problems = parsed.issues or check_outside_lengths(parsed, file_name)
+    if problems:
+        return finish("refused", problems)
     if dry_run:
         planned, errors = _plan(parsed, Dataset.objects.filter(name=report.dataset).first(), file_name)
         if errors:

@@ -16,10 +16,16 @@ from cases.models import Release
 from graders.models import GraderKind, GraderRun, JudgeScore, PairwiseJudgement, PairwiseVerdict, Verdict
 
 
-def _run(release: Release, judge: str, kind: str, prompt_version: str) -> GraderRun:
+def imported_run_name(judge: str, kind: str) -> str:
+    """"<judge> <kind> (imported)": the kind's words fit in cases.importers.limits.IMPORTED_RUN_SUFFIX_MAX,
+    so a judge name the import accepted always fits GraderRun.name."""
     kind_name = dict(GraderKind.choices)[kind].split(" (")[0]
+    return f"{judge} {kind_name.lower()} (imported)"
+
+
+def _run(release: Release, judge: str, kind: str, prompt_version: str) -> GraderRun:
     return GraderRun.objects.create(
-        name=f"{judge} {kind_name.lower()} (imported)", kind=kind, grader_model=judge, prompt_version=prompt_version,
+        name=imported_run_name(judge, kind), kind=kind, grader_model=judge, prompt_version=prompt_version,
         release=release,
     )
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from medreview.settings.env import env_bool, env_int, env_list, env_mapping, env_str
+from medreview.settings.env import env_bool, env_given, env_int, env_list, env_mapping, env_str, image_sources
 
 BASE_DIR = Path(__file__).resolve().parents[2]  # the checkout: medreview/settings/__init__.py is two levels down
 
@@ -181,19 +181,27 @@ SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # load balancers probe over plain HTTP
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", default=31536000 if SESSION_COOKIE_SECURE else 0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", default=False)
+# Both flags bind the hospital's whole domain (its subdomains, browsers' preload list): a decision
+# medreview cannot make. `check --deploy` warns (W005, W021) until the operator sets them, to 1 or 0.
+SILENCED_SYSTEM_CHECKS = [
+    *(["security.W005"] if env_given("SECURE_HSTS_INCLUDE_SUBDOMAINS") else []),
+    *(["security.W021"] if env_given("SECURE_HSTS_PRELOAD") else []),
+]
 if env_bool("SECURE_PROXY_SSL_HEADER", default=False):
     # Only behind a proxy that overwrites X-Forwarded-Proto; otherwise a client could claim HTTPS.
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 # Content-Security-Policy (django-csp) on every response: scripts only from medreview itself, no
-# inline script anywhere. Inline style attributes stay allowed (progress bar widths); images may
-# come from https (LiveClin figures are linked by URL).
+# inline script anywhere. Inline style attributes stay allowed (progress bar widths). Images come
+# from medreview itself and from the hosts an admin lists in ALLOWED_IMAGE_HOSTS (LiveClin figures
+# are linked by URL): opening a case must not tell an outside server about it.
+ALLOWED_IMAGE_HOSTS = env_list("ALLOWED_IMAGE_HOSTS", default=[])
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": ["'self'"],
         "script-src": ["'self'"],
         "style-src": ["'self'", "'unsafe-inline'"],
-        "img-src": ["'self'", "data:", "https:"],
+        "img-src": image_sources(ALLOWED_IMAGE_HOSTS),
         "font-src": ["'self'"],
         "connect-src": ["'self'"],
         "object-src": ["'none'"],
@@ -214,7 +222,7 @@ AXES_COOLOFF_TIME = timedelta(minutes=env_int("AXES_COOLOFF_MINUTES", default=30
 # By username only: behind the hospital's proxy every client shares one address, and locking that
 # address would lock everyone out (axes.W006 says to add the address; deliberately not done).
 AXES_LOCKOUT_PARAMETERS = ["username"]
-SILENCED_SYSTEM_CHECKS = ["axes.W006"]
+SILENCED_SYSTEM_CHECKS.append("axes.W006")
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False  # no start-up banner in every command's output
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
@@ -227,6 +235,14 @@ OIDC_OP_AUTHORIZATION_ENDPOINT = env_str("OIDC_OP_AUTHORIZATION_ENDPOINT", defau
 OIDC_OP_TOKEN_ENDPOINT = env_str("OIDC_OP_TOKEN_ENDPOINT", default="")
 OIDC_OP_USER_ENDPOINT = env_str("OIDC_OP_USER_ENDPOINT", default="")
 OIDC_OP_JWKS_ENDPOINT = env_str("OIDC_OP_JWKS_ENDPOINT", default="")
+# The provider's `issuer`: identities are bound by (issuer, subject), and an ID token from any other
+# issuer is refused (accounts/oidc.py).
+OIDC_OP_ISSUER = env_str("OIDC_OP_ISSUER", default="")
+if OIDC_ENABLED and not OIDC_OP_ISSUER:
+    raise ImproperlyConfigured(
+        "OIDC_OP_ISSUER is not set: with OIDC_ENABLED copy `issuer` from the provider's "
+        "/.well-known/openid-configuration (docs/deployment.md, single sign-on)"
+    )
 OIDC_RP_SIGN_ALGO = "RS256"
 OIDC_RP_SCOPES = "openid email profile"
 OIDC_TIMEOUT = 10
@@ -263,6 +279,10 @@ REST_FRAMEWORK = {
     # Services raise Django's ValidationError / medreview.errors.ConflictError; one handler maps
     # them to 400 / 409 with the same body shape in every app.
     "EXCEPTION_HANDLER": "medreview.drf.exception_handler",
+    # Who a client is, for the throttles: the address of the connection, or, behind this many
+    # proxies that append to X-Forwarded-For, the address the nearest proxy saw. Never the whole
+    # header, which a client writes itself (a new address per request would reset its count).
+    "NUM_PROXIES": env_int("API_TRUSTED_PROXIES", default=0),
 }
 API_THROTTLE_RATES = {
     "user": env_str("API_THROTTLE_USER", default="1200/minute"),
@@ -301,6 +321,11 @@ SPECTACULAR_SETTINGS = {
         "ReleaseStatusEnum": "cases.models.Release.Status",
     },
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
+    # Every operation also documents the 401, 403, 404 and 429 answers (medreview/drf.py).
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "medreview.drf.document_error_responses",
+    ],
 }
 
 TASKS = {

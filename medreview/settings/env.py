@@ -5,6 +5,7 @@ A malformed value raises ImproperlyConfigured naming the variable and the value,
 """
 
 import os
+import re
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -49,3 +50,30 @@ def env_mapping(name: str, *, default: dict[str, str]) -> dict[str, str]:
             raise ImproperlyConfigured(f"{name} must look like key=value,key=value; {part!r} does not")
         pairs[key.strip()] = value.strip()
     return pairs
+
+
+def env_given(name: str) -> bool:
+    """True when the variable is set to something: the operator decided, whatever the value."""
+    return bool(os.environ.get(name, "").strip())
+
+
+# A host name (a leading `*.` allowed, as CSP allows it) with an optional port; nothing that could
+# widen the policy (`https:`, `*`, a keyword in quotes) or end the directive (`;`, spaces).
+_IMAGE_HOST = re.compile(r"(?:\*\.)?[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*"
+                         r"(?::\d{1,5})?")
+
+
+def image_sources(hosts: list[str]) -> list[str]:
+    """The Content-Security-Policy `img-src` for ALLOWED_IMAGE_HOSTS: medreview itself and inline
+    (`data:`) images, plus each listed host over HTTPS. A page showing imported Markdown then loads
+    no image from anywhere else, so opening a case tells no outside server about it."""
+    sources = ["'self'", "data:"]
+    for host in hosts:
+        bare = host.removeprefix("https://")
+        if not _IMAGE_HOST.fullmatch(bare):
+            raise ImproperlyConfigured(
+                f"ALLOWED_IMAGE_HOSTS holds {host!r}; list host names such as cdn.ncbi.nlm.nih.gov or "
+                "*.hospital.example (HTTPS only, no paths, no wildcards alone)"
+            )
+        sources.append(f"https://{bare}")
+    return sources

@@ -6,68 +6,18 @@ Off by default: without OIDC_ENABLED there is no sign-in route and the login pag
 
 from __future__ import annotations
 
-import importlib
-from urllib.parse import parse_qs, urlsplit
-
 import pytest
-import requests
-from django.conf import settings as django_settings
 from django.contrib.auth import get_user_model
 from django.test import Client
-from django.urls import NoReverseMatch, clear_url_caches, reverse
+from django.urls import NoReverseMatch, reverse
 
 from accounts.models import Role
 from accounts.services import account_deactivate
 from devtools.oidc_provider import OIDCProvider
+from tests.accounts.sso import sign_in
 
 pytestmark = pytest.mark.django_db
 User = get_user_model()
-
-
-@pytest.fixture
-def provider():
-    with OIDCProvider(client_id="medreview-test", client_secret="s3cret-test") as running:
-        yield running
-
-
-def reload_urls() -> None:
-    import medreview.urls
-
-    importlib.reload(medreview.urls)
-    clear_url_caches()
-
-
-@pytest.fixture
-def oidc(settings, provider: OIDCProvider):
-    # Configured from the provider's discovery document, as docs/deployment.md tells an admin to do.
-    discovery = requests.get(f"{provider.issuer}/.well-known/openid-configuration", timeout=5).json()
-    settings.OIDC_ENABLED = True
-    settings.AUTHENTICATION_BACKENDS = [*django_settings.AUTHENTICATION_BACKENDS, "accounts.oidc.RoleMappingOIDCBackend"]
-    settings.OIDC_RP_CLIENT_ID = "medreview-test"
-    settings.OIDC_RP_CLIENT_SECRET = "s3cret-test"
-    settings.OIDC_OP_AUTHORIZATION_ENDPOINT = discovery["authorization_endpoint"]
-    settings.OIDC_OP_TOKEN_ENDPOINT = discovery["token_endpoint"]
-    settings.OIDC_OP_USER_ENDPOINT = discovery["userinfo_endpoint"]
-    settings.OIDC_OP_JWKS_ENDPOINT = discovery["jwks_uri"]
-    settings.OIDC_ROLE_MAP = {"med-physicians": Role.PHYSICIAN, "med-seniors": Role.INSPECTOR,
-                              "med-admins": Role.ADMIN}
-    reload_urls()  # the sign-in routes exist only when OIDC_ENABLED
-    yield provider
-    settings.OIDC_ENABLED = False
-    reload_urls()
-
-
-def sign_in(client: Client, provider: OIDCProvider, user: dict) -> object:
-    """Browser steps: start at medreview, 'approve' at the provider, come back with the code."""
-    provider.next_user = user
-    start = client.get(reverse("oidc_authentication_init"))
-    assert start.status_code == 302 and start.url.startswith(provider.issuer + "/authorize?")
-    query = parse_qs(urlsplit(start.url).query)
-    assert query["client_id"] == ["medreview-test"] and "nonce" in query and "state" in query
-    approved = requests.get(start.url, allow_redirects=False, timeout=5)
-    assert approved.status_code == 302
-    back = urlsplit(approved.headers["Location"])
-    return client.get(back.path + "?" + back.query)
 
 
 def test_a_physician_signs_in_with_the_identity_provider_and_gets_the_mapped_role(oidc, client: Client) -> None:

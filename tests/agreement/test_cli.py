@@ -84,3 +84,14 @@ def test_it_names_file_line_and_column_of_a_bad_label(tmp_path: Path):
         _run("agreement_compute", "--input", str(path), "--categories", "0,1")
     with pytest.raises(CommandError, match="file not found"):
         _run("agreement_compute", "--input", str(tmp_path / "missing.csv"))
+
+
+@pytest.mark.parametrize(("text", "where"), [
+    ("id,r1,r2\nc1,1," + "x" * 131_073 + "\n", "line 2"),
+    ('id,r1,r2\nc1,1,"2\nc2,1,1\n', "line 3"),
+], ids=["a cell over the csv limit", "a quote never closed"])
+def test_it_names_the_line_of_a_csv_it_cannot_read(tmp_path: Path, text: str, where: str):
+    path = tmp_path / "broken.csv"
+    path.write_text(text)
+    with pytest.raises(CommandError, match=rf"broken.csv, {where}: "):
+        call_command("agreement_compute", "--input", str(path), stdout=io.StringIO())

@@ -4,6 +4,8 @@ create/update: one account with its role, rank, specialties and languages.
 import FILE.csv [--dry-run]: many accounts; the whole file is validated first and one bad row
 writes nothing (errors name the line and column).
 invite USERNAME --base-url https://review.example.org: e-mail a one-time link to choose a password.
+link-oidc USERNAME --subject SUB [--issuer ISS]: single sign-on as the provider's person SUB (at
+OIDC_OP_ISSUER unless --issuer) reaches this existing account; unlink-oidc USERNAME undoes it.
 """
 
 import json
@@ -11,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -23,6 +26,8 @@ from accounts.services import (
     account_reactivate,
     account_save,
     accounts_import_csv,
+    oidc_identity_link,
+    oidc_identity_unlink,
 )
 from medreview.text import split_values
 
@@ -54,12 +59,19 @@ class Command(BaseCommand):
         invite = sub.add_parser("invite", help="e-mail a one-time link to choose a password")
         invite.add_argument("username")
         invite.add_argument("--base-url", required=True, help="where users reach medreview, e.g. https://review.example.org")
+        link = sub.add_parser("link-oidc", help="let single sign-on as a provider's person reach this account")
+        link.add_argument("username")
+        link.add_argument("--subject", required=True, help="the person's `sub` at the provider")
+        link.add_argument("--issuer", default=None, help="the provider's `iss` (default: OIDC_OP_ISSUER)")
+        unlink = sub.add_parser("unlink-oidc", help="single sign-on no longer reaches this account")
+        unlink.add_argument("username")
+        unlink.add_argument("--issuer", default=None, help="the provider's `iss` (default: OIDC_OP_ISSUER)")
         sub.add_parser("list")
 
     def handle(self, *args: Any, **options: Any) -> None:
         action = options["action"]
         try:
-            getattr(self, f"_{action}")(options)
+            getattr(self, f"_{action.replace('-', '_')}")(options)
         except ValidationError as exc:
             messages = exc.message_dict if hasattr(exc, "error_dict") else {"account": exc.messages}
             raise CommandError("; ".join(f"{k}: {' '.join(v)}" for k, v in messages.items())) from exc
@@ -119,11 +131,13 @@ class Command(BaseCommand):
 
     def _deactivate(self, options: dict[str, Any]) -> None:
         account_deactivate(user=self._user(options["username"]))
-        self.stdout.write(f"Deactivated {options['username']}; their labels are kept.")
+        self.stdout.write(f"Deactivated {options['username']}: sessions ended, invitation and API tokens void; "
+                          "their labels are kept.")
 
     def _reactivate(self, options: dict[str, Any]) -> None:
         account_reactivate(user=self._user(options["username"]))
-        self.stdout.write(f"Reactivated {options['username']}.")
+        self.stdout.write(f"Reactivated {options['username']}; send them an invitation to choose a new password "
+                          "(deactivation removed it), unless they sign in through single sign-on.")
 
     def _invite(self, options: dict[str, Any]) -> None:
         user = self._user(options["username"])
@@ -132,6 +146,23 @@ class Command(BaseCommand):
             self.stdout.write(f"Invitation e-mailed to {user.email}.")
         else:
             self.stdout.write(f"{user.username} has no e-mail address; send them this one-time link: {link}")
+
+    def _issuer(self, options: dict[str, Any]) -> str:
+        issuer = options["issuer"] or settings.OIDC_OP_ISSUER
+        if not issuer:
+            raise CommandError("name the provider with --issuer (OIDC_OP_ISSUER is not set)")
+        return issuer
+
+    def _link_oidc(self, options: dict[str, Any]) -> None:
+        user, issuer = self._user(options["username"]), self._issuer(options)
+        oidc_identity_link(user=user, issuer=issuer, subject=options["subject"], linked_by=None)
+        self.stdout.write(f"Single sign-on as {options['subject']!r} at {issuer} now reaches {user.username}.")
+
+    def _unlink_oidc(self, options: dict[str, Any]) -> None:
+        user, issuer = self._user(options["username"]), self._issuer(options)
+        if not oidc_identity_unlink(user=user, issuer=issuer):
+            raise CommandError(f"{user.username} is not linked to an identity at {issuer}")
+        self.stdout.write(f"Single sign-on at {issuer} no longer reaches {user.username}.")
 
     def _list(self, options: dict[str, Any]) -> None:
         for user in get_user_model().objects.select_related("profile").order_by("username"):

@@ -11,6 +11,7 @@ an empty cell is a missing rating. Labels are kept as text unless every category
 from __future__ import annotations
 
 import csv
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from agreement import metrics
+from medreview.text.csv_input import csv_error_message
 
 ID_HEADERS = {"", "id", "subject", "item", "case", "unit", "subject_id", "item_id", "case_id"}
 
@@ -37,7 +39,11 @@ def _read_rows(path: Path) -> list[list[str]]:
         raise CommandError(f"{path}: file not found") from None
     except UnicodeDecodeError as exc:
         raise CommandError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    rows = list(csv.reader(text.splitlines()))
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    try:
+        rows = list(reader)
+    except csv.Error as exc:  # a cell over the csv module's limit, a quote never closed
+        raise CommandError(f"{path}, line {reader.line_num}: {csv_error_message(exc)}") from None
     if not rows:
         raise CommandError(f"{path}: empty file; expected a header row of rater names")
     return rows
