@@ -127,6 +127,8 @@ def _groups(columns: list[str]) -> list[_Group]:
 
 
 _DROP_FOR_COMPACT = re.compile(r"_se$")
+#: Columns that mean nothing for some scales (approval on Likert, positive rate on 0-2): hidden when empty.
+_HIDDEN_WHEN_EMPTY = ("approval_rate", "positive_rate")
 
 
 def _compact_cell(column: str, record: dict[str, Any], g: _Group | None) -> str:
@@ -154,6 +156,7 @@ def compact(frame: pd.DataFrame) -> tuple[list[str], list[list[str]], list[str]]
     hidden |= {c for c in columns if _DROP_FOR_COMPACT.search(c) and c.removesuffix("_se") in folded}
     if "task_name" in columns:
         hidden.add("task")  # the task's name says it; the slug stays in the exports
+    hidden |= {c for c in _HIDDEN_WHEN_EMPTY if c in columns and frame[c].isna().all()}
     shown = [c for c in columns if c not in hidden]
     records = frame.astype(object).to_dict("records")
     rows = [[_compact_cell(c, record, folded.get(c)) for c in shown] for record in records]

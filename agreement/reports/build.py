@@ -8,7 +8,7 @@ from typing import Any
 from agreement.reports.base import LabelData, Report, Table
 from agreement.reports.coverage import coverage_calibration_tables, coverage_tables, coverage_tau
 from agreement.reports.data_quality import data_quality_tables
-from agreement.reports.expert_groups import expert_group_tables
+from agreement.reports.expert_groups import designed_groups, expert_group_tables
 from agreement.reports.grader_reliability import grader_reliability_tables
 from agreement.reports.loading import load_labels
 from agreement.reports.medic import medic_tables
@@ -16,7 +16,13 @@ from agreement.reports.position_bias import position_bias_table
 from agreement.reports.strata import _stratified
 from agreement.selectors import (
     Selection,
+    task_targets,
 )
+
+#: Table families that belong to one kind of task (`TaskType.target`): a study's report shows a
+#: family only when one of the study's tasks is of that kind, so a Likert study never shows the
+#: pairwise judges' tables that happen to cover its responses, and the other way round.
+RUBRIC_DECISIONS, LIKERT_AXES, PAIRWISE = "response_criterion", "response_axis", "pairwise"
 
 
 def build_report(selection: Selection, *, data: LabelData | None = None) -> Report:
@@ -27,16 +33,24 @@ def build_report(selection: Selection, *, data: LabelData | None = None) -> Repo
     def reliability(d: LabelData) -> list[Table]:
         return grader_reliability_tables(d, chart_data if d is data else None)
 
-    def groups(d: LabelData) -> list[Table]:
-        return expert_group_tables(d, selection)
+    targets = task_targets(selection)
 
-    tau = coverage_tau(data, selection)
+    def kind(target: str) -> bool:
+        return targets is None or target in targets
+
+    designed = designed_groups(selection) if kind(RUBRIC_DECISIONS) else None
+
+    def groups(d: LabelData) -> list[Table]:
+        return expert_group_tables(d, selection, designed)
+
+    tau = coverage_tau(data, selection) if kind(RUBRIC_DECISIONS) else None
 
     def coverage(d: LabelData) -> list[Table]:
         return coverage_tables(d, selection, tau)
 
     tables: list[Table] = []
-    for builder in (data_quality_tables, reliability, groups, coverage):
+    builders = [data_quality_tables, *([reliability, groups, coverage] if kind(RUBRIC_DECISIONS) else [])]
+    for builder in builders:
         if stratum:
             tables.extend(_stratified(builder, data, stratum))
         else:
@@ -45,8 +59,9 @@ def build_report(selection: Selection, *, data: LabelData | None = None) -> Repo
         # A ranking of models within one model is meaningless.
         tables = [t for t in tables if t.key not in (
             "model_scores", "ranking_stability", "threshold_sensitivity", "ranking_stability_cacs")]
-    tables.extend(position_bias_table(data))
-    tables.extend(medic_tables(data, data.human_pairwise))
+    if kind(PAIRWISE):
+        tables.extend(position_bias_table(data))
+    tables.extend(medic_tables(data, data.human_pairwise, likert=kind(LIKERT_AXES), pairwise=kind(PAIRWISE)))
     if stratum:
         # Calibration describes the physician-written responses, not a stratum: one table, unstacked.
         tables = [t for t in tables if t.key not in ("tau_calibration", "tau_distribution")]
