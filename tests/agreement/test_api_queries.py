@@ -48,10 +48,8 @@ def test_pairwise_position_bias_costs_one_query_whatever_the_number_of_runs(
     from django.test.utils import CaptureQueriesContext
 
     from graders.models import GraderRun, PairwiseJudgement
-    from tests.agreement.builders import make_study, response_item
+    from tests.agreement.builders import make_study, response_item, with_pairwise_task
     from tests.factories import make_case, make_response
-
-    from tests.agreement.builders import with_pairwise_task
 
     study = with_pairwise_task(make_study())  # position bias is a pairwise table
     login(client, researcher)
