@@ -18,8 +18,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from agreement.charts import chart_figures, chart_files
-from agreement.reports import Report, Table, software_version
+from agreement.charts import chart_files, report_charts
+from agreement.presentation import numbered
+from agreement.reports import Report, Table, labels_fingerprint, report_for_fingerprint, software_version
 from agreement.selectors import RAW_LABEL_COLUMNS, Selection, raw_label_rows
 from medreview.tabular import spreadsheet_safe
 
@@ -106,7 +107,7 @@ def report_csv_zip(report: Report) -> bytes:
             archive.writestr(f"{table.key}.csv", _safe_frame(table.frame).to_csv(index=False))
         archive.writestr("about.json", json.dumps(metadata(report), indent=2, ensure_ascii=False, default=str))
         for key, _title, svg_bytes, png_bytes in chart_files(report):
-            # Print quality: SVG (vector) and a 200-dpi PNG of every chart on the page.
+            # Print quality: SVG (vector) and a 300-dpi PNG of every chart on the page.
             archive.writestr(f"charts/{key}.svg", svg_bytes)
             archive.writestr(f"charts/{key}.png", png_bytes)
     return buffer.getvalue()
@@ -179,7 +180,7 @@ def _format_sheet(sheet: Any, columns: list[str], *, widths: dict[str, int] | No
 
 
 def _chart_sheet(workbook: Any, report: Report) -> None:
-    """Every chart of the report as a 200-dpi image on one "Charts" sheet, one under the other."""
+    """Every chart of the report as a 300-dpi image on one "Charts" sheet, one under the other."""
     from openpyxl.drawing.image import Image
 
     files = chart_files(report)
@@ -190,7 +191,7 @@ def _chart_sheet(workbook: Any, report: Report) -> None:
     for _key, title, _svg, png in files:
         sheet.cell(row=row, column=1, value=title)
         image = Image(io.BytesIO(png))
-        scale = min(1.0, 900 / max(1, image.width))  # 200-dpi pixels shown at about screen size
+        scale = min(1.0, 900 / max(1, image.width))  # 300-dpi pixels shown at about screen size
         image.width, image.height = image.width * scale, image.height * scale
         sheet.add_image(image, f"A{row + 1}")
         row += int(image.height / 20) + 4
@@ -428,11 +429,25 @@ def report_tex(report: Report) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def report_pdf(report: Report) -> bytes:
-    """The whole report as one PDF (tables in the page's compact layout, charts as vector graphics)."""
+def report_pdf(report: Report, *, title: str = "Agreement report", fingerprint: str | None = None) -> bytes:
+    """The whole report as one PDF: figures and tables numbered as on the page (`agreement.pdf`).
+
+    `fingerprint`: the state of the labels `report` was built for; its charts then come from the cache
+    the page's images fill (and fill it).
+    """
+    from agreement.pdf import PdfFigure
     from agreement.pdf import report_pdf as render_pdf
 
-    return render_pdf(report, [(title, fig) for _key, title, fig in chart_figures(report)])
+    charts = report_charts(report, fingerprint if fingerprint is not None else labels_fingerprint())
+    figures = [PdfFigure(number, spec.title, chart.png) for number, (spec, chart) in numbered(charts)]
+    return render_pdf(report, figures, title=title)
+
+
+def selection_pdf(selection: Selection, *, title: str) -> tuple[bytes, str]:
+    """(PDF bytes, file name) of a selection's report, sharing the page's cached report and charts."""
+    fingerprint = labels_fingerprint()
+    report = report_for_fingerprint(selection, fingerprint)
+    return report_pdf(report, title=title, fingerprint=fingerprint), filename(report, "csv").replace(".zip", ".pdf")
 
 
 def render(report: Report, fmt: str) -> bytes:
