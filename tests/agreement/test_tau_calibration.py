@@ -90,3 +90,16 @@ def test_the_rank_correlation_tables_carry_p_values(calibration_study):
         table = report.table(key)
         assert table is not None, key
         assert {"spearman_p", "kendall_p"} <= set(table.frame.columns), key
+
+
+def test_the_command_line_calibrates_tau_too(calibration_study, capsys):
+    import json
+
+    from django.core.management import call_command
+
+    study, _run = calibration_study
+    call_command("agreement_report", "--study", str(study.pk), "--format", "json", "--tau-model", PHYSICIAN_WRITTEN)
+    tables = json.loads(capsys.readouterr().out)["tables"]
+    assert tables["tau_calibration"]["rows"][0]["tau"] == 9
+    call_command("agreement_report", "--study", str(study.pk), "--format", "json", "--tau", "12")
+    assert {r["tau"] for r in json.loads(capsys.readouterr().out)["tables"]["coverage"]["rows"]} == {12}
