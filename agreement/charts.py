@@ -69,9 +69,14 @@ def _png(fig: Figure) -> bytes:
     return png(fig)
 
 
+#: zlib level of the PNGs: at 300 dpi the default (6) spends more time compressing than drawing;
+#: level 1 is several times faster for files about a quarter larger.
+PNG_COMPRESS_LEVEL = 1
+
+
 def png(fig: Figure, dpi: int = PNG_DPI) -> bytes:
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=dpi)
+    fig.savefig(buffer, format="png", dpi=dpi, pil_kwargs={"compress_level": PNG_COMPRESS_LEVEL})
     return buffer.getvalue()
 
 
