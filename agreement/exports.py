@@ -273,19 +273,23 @@ def _stratum_cells(has: bool, r: pd.Series) -> list[str]:
 
 
 def _tex_data_quality(frame: pd.DataFrame) -> str:
+    """Approval on approving scales, positive rate (share of "met") on met / not met: never mixed in a column."""
     has, head = _stratum_prefix(frame)
+    rates = [c for c in ("approval_rate", "positive_rate") if c in frame and frame[c].notna().any()]
+    names = {"approval_rate": "Approval", "positive_rate": "Positive rate"}
     rows = [
         _stratum_cells(has, r) + [
-            tex_escape(r["task_name"]), _f(r["approval_rate"]), _f(r["percent_agreement"]), _f(r["ac1"]),
+            tex_escape(r["task_name"]), *(_f(r[c]) for c in rates), _f(r["percent_agreement"]), _f(r["ac1"]),
             _ci(r["ac1_ci_low"], r["ac1_ci_high"]), _f(r["fleiss_kappa"]), _f(r["n_subjects"]),
         ]
         for _, r in frame.iterrows()
     ]
+    described = " and ".join(names[c].lower() for c in rates)
     return _tabular(
-        "Physician assessment of data quality: approval rate, percent agreement, Gwet's AC1 with 95% CI "
-        "and Fleiss' kappa (first-round labels).", "tab:data-quality",
-        [*head, "Task", "Approval", "Agreement", "AC1", "95\\% CI", "Fleiss' $\\kappa$", "$n$"], rows,
-        "l" * (len(head) + 1) + "rrrcrr",
+        f"Physician assessment of data quality: {described + ', ' if rates else ''}percent agreement, Gwet's AC1 "
+        "with 95% CI and Fleiss' kappa (first-round labels).", "tab:data-quality",
+        [*head, "Task", *(names[c] for c in rates), "Agreement", "AC1", "95\\% CI", "Fleiss' $\\kappa$", "$n$"], rows,
+        "l" * (len(head) + 1) + "r" * len(rates) + "rrcrr",
     )
 
 

@@ -12,6 +12,7 @@ from django.urls import reverse
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from agreement.charts import KAPPA_OFFSET, available_charts, forest_figure, render_chart
+from agreement.exports import report_tex
 from agreement.reports import Report, Table, build_report
 from agreement.selectors import Selection
 from annotation.catalogue import LIKERT_MEDIC, MEDIC_AXES, PAIRWISE_PREFERENCE
@@ -137,6 +138,8 @@ def test_a_grader_reliability_study_keeps_its_tables_without_the_pairwise_ones(p
     assert not {"pairwise_ratings", "position_bias", "judge_axis_scores", "approval", "table1"} & set(keys)
     dq = report.table("data_quality").frame.iloc[0]
     assert dq["approval_rate"] is None and np.isfinite(dq["positive_rate"])
+    tex = report_tex(report)
+    assert "Positive rate" in tex and "Approval" not in tex.split("tab:data-quality")[0].rsplit("begin{table}", 1)[-1]
     # The release report covers every study: there the pairwise tables stay.
     release = data.study.items.first().revision.release_id
     assert "position_bias" in {t.key for t in build_report(Selection(release_id=release)).tables}
