@@ -18,6 +18,7 @@ import io
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from PIL import Image as PILImage
 from reportlab import rl_config
 from reportlab.lib.pagesizes import A4, landscape
 from reportlab.lib.styles import ParagraphStyle
@@ -138,7 +139,8 @@ class _Picture(Flowable):
 
 def _figure(fig: PdfFigure, styles: dict[str, ParagraphStyle], width: float, height: float) -> Flowable:
     """The chart printed at the size it was drawn (smaller if the frame is smaller): 300 dpi or more."""
-    reader = ImageReader(io.BytesIO(fig.png))
+    # Opaque RGB: matplotlib's PNGs carry an alpha channel that would cost a soft mask per figure.
+    reader = ImageReader(PILImage.open(io.BytesIO(fig.png)).convert("RGB"))
     pixels_w, pixels_h = reader.getSize()
     points_w, points_h = pixels_w / PNG_DPI * 72, pixels_h / PNG_DPI * 72
     scale = min(1.0, width / points_w, (height - 40) / points_h)
