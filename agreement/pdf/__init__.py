@@ -4,7 +4,8 @@ Sections flow on A4 pages: a cover (selection, counts, labels used), the figures
 the conventions. Tables and figures carry the numbers the report page shows (Table 3 here is Table
 3 there, `agreement.presentation.numbered`). Every table is set in the page's compact layout (value,
 CI and p in one cell), its cells wrap inside columns fitted to the page, and a table that runs to
-another page repeats its header row; tables too wide for portrait go on landscape pages. Figures
+another page repeats its header row; from the first table too wide for portrait on, tables go on
+landscape pages (a narrower table fits those too, so the orientation changes once). Figures
 are the page's 300-dpi PNGs, printed at the size they were drawn.
 
 Why reportlab rather than matplotlib's PDF pages (the first version): matplotlib's table is a
@@ -124,7 +125,7 @@ def _cover(report: Report, title: str, styles: dict[str, ParagraphStyle]) -> lis
 
 
 class _Picture(Flowable):
-    """Pixels drawn at a given size (platypus' Image wants a file; these come straight from Agg)."""
+    """An image drawn at a given size (platypus' Image wants a file name or a file; this is decoded pixels)."""
 
     def __init__(self, image: ImageReader, width: float, height: float) -> None:
         super().__init__()
