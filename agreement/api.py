@@ -79,10 +79,9 @@ class StudyExportAPI(APIView):
         return _file(_selection(request, study_id=study.pk), fmt)
 
 
-def _pdf(selection: Selection) -> HttpResponse:
-    report = cached_report(selection)
-    response = HttpResponse(exports.report_pdf(report), content_type="application/pdf")
-    name = exports.filename(report, "csv").replace(".zip", ".pdf")
+def _pdf(selection: Selection, title: str) -> HttpResponse:
+    pdf, name = exports.selection_pdf(selection, title=title)
+    response = HttpResponse(pdf, content_type="application/pdf")
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response
 
@@ -97,7 +96,7 @@ class StudyReportPDFAPI(APIView):
                    summary="A study's whole report as a PDF (rendered on the server)")
     def get(self, request: Request, pk: int) -> HttpResponse:
         study = access_study_for_report(request.user, pk)
-        return _pdf(_selection(request, study_id=study.pk))
+        return _pdf(_selection(request, study_id=study.pk), f"Agreement report: {study.name}")
 
 
 class ReleaseReportPDFAPI(APIView):
@@ -107,7 +106,7 @@ class ReleaseReportPDFAPI(APIView):
                    summary="A release's whole report as a PDF (rendered on the server)")
     def get(self, request: Request, pk: int) -> HttpResponse:
         release = access_release_for_report(request.user, pk)
-        return _pdf(_selection(request, release_id=release.pk))
+        return _pdf(_selection(request, release_id=release.pk), f"Agreement report: {release}")
 
 
 class StudyLabelsAPI(APIView):

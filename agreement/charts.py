@@ -10,8 +10,10 @@ itself therefore never waits for matplotlib. Text is never parsed as math (`text
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Any
 
 import matplotlib
 
@@ -55,8 +57,9 @@ class ChartSpec:
     alt: str
 
 
-#: Print quality: charts on the page and in the exports are 200-dpi PNGs; exports add SVG, the PDF is vector.
-PNG_DPI = 200
+#: Print quality everywhere: the page's charts are 300-dpi PNGs, and the PDF prints the same images
+#: (cached once per chart and state of the labels) at the size they were drawn, so at 300 dpi.
+PNG_DPI = 300
 
 
 #: While set (by `chart_figures`), drawn figures are collected here instead of being rasterised.
@@ -68,20 +71,36 @@ def _png(fig: Figure) -> bytes:
     if sink is not None:
         sink.append(fig)
         return b""
+    return png(fig)
+
+
+#: zlib level of the PNGs: at 300 dpi the default (6) spends more time compressing than drawing;
+#: level 1 is several times faster for files about a quarter larger.
+PNG_COMPRESS_LEVEL = 1
+
+
+def png(fig: Figure, dpi: int = PNG_DPI) -> bytes:
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=PNG_DPI, bbox_inches="tight")
+    fig.savefig(buffer, format="png", dpi=dpi, pil_kwargs={"compress_level": PNG_COMPRESS_LEVEL})
     return buffer.getvalue()
+
+
+def _figure(width: float, height: float) -> Figure:
+    """A figure whose layout engine keeps labels, ticks and an outside legend from overlapping."""
+    return Figure(figsize=(width, height), layout="constrained")
 
 
 def svg(fig: Figure) -> bytes:
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="svg", bbox_inches="tight")
+    fig.savefig(buffer, format="svg")
     return buffer.getvalue()
 
 
-def _legend_below(ax: object, ncol: int = 2, offset: float = -0.18) -> None:
-    """A legend under the plot, clear of the data."""
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, offset), ncol=ncol, fontsize=8, frameon=False)
+def _legend_below(fig: Figure, ax: object, ncol: int = 2) -> None:
+    """The legend under the whole plot, below the axis label (the layout engine makes room for it)."""
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        fig.legend(handles, labels, loc="outside lower center", ncol=ncol, fontsize=8, frameon=False)
 
 
 def _num(x: object) -> float:
@@ -92,14 +111,29 @@ def _num(x: object) -> float:
     return value
 
 
-def forest_plot(frame: pd.DataFrame) -> Chart | None:
-    """AC1 with its confidence interval per task, Fleiss' kappa as a hollow marker beside it."""
+def _forest_rows(frame: pd.DataFrame | None) -> pd.DataFrame | None:
+    """The tasks a forest plot draws (unstratified, with an AC1), or None when there are none."""
     if frame is None or frame.empty:
         return None
     if "stratum" in frame:
         frame = frame[frame["stratum"] == "All"]
-    frame = frame[frame["ac1"].notna()]
-    if frame.empty:
+    frame = frame[frame["ac1"].map(_num).notna()]
+    return None if frame.empty else frame
+
+
+#: Half the height of one task's row in a forest plot (data units): markers stay inside it.
+ROW_HALF = 0.5
+KAPPA_OFFSET = 0.2
+
+
+def forest_figure(frame: pd.DataFrame | None) -> Figure | None:
+    """AC1 with its confidence interval per task, Fleiss' kappa as a hollow marker just under it.
+
+    Each task owns one row of height 1 whatever the number of tasks (fixed y limits), so with a
+    single task the kappa marker sits 0.2 of a row under its AC1, not at the edge of the plot.
+    """
+    frame = _forest_rows(frame)
+    if frame is None:
         return None
     names = frame["task_name"] if "task_name" in frame else frame["task"]
     labels = names.astype(str).tolist()
@@ -107,20 +141,32 @@ def forest_plot(frame: pd.DataFrame) -> Chart | None:
     low = frame["ac1_ci_low"].map(_num).to_numpy()
     high = frame["ac1_ci_high"].map(_num).to_numpy()
     kappa = frame["fleiss_kappa"].map(_num).to_numpy()
-    y = np.arange(len(labels))[::-1]
-    fig = Figure(figsize=(7.5, 0.5 * len(labels) + 1.8))
+    y = np.arange(len(labels))[::-1].astype(float)
+    fig = _figure(7.5, 0.55 * len(labels) + 1.9)
     ax = fig.add_subplot()
     err = np.vstack([np.nan_to_num(ac1 - low), np.nan_to_num(high - ac1)])
     ax.errorbar(ac1, y, xerr=err, fmt="o", color="#1f5f8b", capsize=4, label="Gwet's AC1 (95% CI)")
-    ax.scatter(kappa, y - 0.18, marker="D", facecolors="none", edgecolors="#b5541c", label="Fleiss' kappa")
+    ax.scatter(kappa, y - KAPPA_OFFSET, marker="D", facecolors="none", edgecolors="#b5541c", label="Fleiss' kappa")
     ax.axvline(0.8, color="#999", linestyle=":", linewidth=1)
     ax.set_yticks(y, labels)
-    ax.set_xlim(min(-0.1, np.nanmin(np.concatenate([low, kappa])) - 0.05), 1.02)
+    ax.set_ylim(-ROW_HALF, len(labels) - ROW_HALF)
+    finite = np.concatenate([low, kappa, ac1])
+    finite = finite[np.isfinite(finite)]
+    ax.set_xlim(min(-0.1, float(finite.min()) - 0.05 if finite.size else -0.1), 1.02)
     ax.set_xlabel("coefficient (dotted line: 0.8, 'almost perfect')")
-    _legend_below(ax)
-    fig.tight_layout()
+    _legend_below(fig, ax)
+    return fig
+
+
+def forest_plot(frame: pd.DataFrame | None) -> Chart | None:
+    fig = forest_figure(frame)
+    if fig is None:
+        return None
+    rows = _forest_rows(frame)
+    names = (rows["task_name"] if "task_name" in rows else rows["task"]).astype(str).tolist()
+    ac1 = rows["ac1"].map(_num).tolist()
     return Chart("forest", "AC1 with 95% CI per task", _png(fig),
-                 "Forest plot: " + "; ".join(f"{t} AC1 {v:.3f}" for t, v in zip(labels, ac1, strict=True)))
+                 "Forest plot: " + "; ".join(f"{t} AC1 {v:.3f}" for t, v in zip(names, ac1, strict=True)))
 
 
 def confusion_charts(confusion: dict[str, list[tuple[str, int, int, int, int]]]) -> list[Chart]:
@@ -130,7 +176,7 @@ def confusion_charts(confusion: dict[str, list[tuple[str, int, int, int, int]]])
         shown = per_rater[:MAX_CONFUSION]
         if not shown:
             continue
-        fig = Figure(figsize=(2.3 * len(shown), 2.5))
+        fig = _figure(2.3 * len(shown), 2.5)
         for k, (rater, tp, fp, fn, tn) in enumerate(shown):
             ax = fig.add_subplot(1, len(shown), k + 1)
             cells = np.array([[tp, fn], [fp, tn]], dtype=float)
@@ -142,29 +188,33 @@ def confusion_charts(confusion: dict[str, list[tuple[str, int, int, int, int]]])
             ax.set_yticks([0, 1], ["met", "not met"], fontsize=8)
             ax.set_xlabel("grader", fontsize=8)
             ax.set_ylabel(rater, fontsize=8)
-        fig.tight_layout()
         more = f" (first {MAX_CONFUSION} of {len(per_rater)} physicians)" if len(per_rater) > MAX_CONFUSION else ""
         charts.append(Chart(f"confusion-{len(charts)}", f"Confusion matrices: {grader}{more}", _png(fig),
                             f"Confusion matrices of {grader} against each physician"))
     return charts
 
 
+def _scatter_points(x: object, y: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(x, y, responses with both scores): a scatter needs two such points."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    return x, y, ~np.isnan(x) & ~np.isnan(y)
+
+
 def scatter_charts(scatter: dict[str, tuple[np.ndarray, np.ndarray]]) -> list[Chart]:
     """Grader score against the physicians' consensus score per response, with the least-squares line."""
     charts = []
     for grader, (x, y) in list(scatter.items())[:MAX_SCATTER]:
-        x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-        ok = ~np.isnan(x) & ~np.isnan(y)
+        x, y, ok = _scatter_points(x, y)
         if ok.sum() < 2:
             continue
-        fig = Figure(figsize=(4.2, 3.6))
+        fig = _figure(4.2, 3.8)
         ax = fig.add_subplot()
         ax.scatter(x[ok], y[ok], s=8, alpha=0.35, color="#1f5f8b", rasterized=True)
         if np.ptp(x[ok]) > 0:
             slope, intercept = np.polyfit(x[ok], y[ok], 1)
             line = np.array([0.0, 1.0])
             ax.plot(line, slope * line + intercept, color="#b5541c", label=f"y = {slope:.2f}x + {intercept:.2f}")
-            _legend_below(ax, ncol=1)
+            _legend_below(fig, ax, ncol=1)
         ax.plot([0, 1], [0, 1], color="#bbb", linestyle=":", linewidth=1)
         ax.set_xlim(-0.02, 1.02)
         ax.set_ylim(-0.02, 1.02)
@@ -173,24 +223,29 @@ def scatter_charts(scatter: dict[str, tuple[np.ndarray, np.ndarray]]) -> list[Ch
         r = float(np.corrcoef(x[ok], y[ok])[0, 1]) if np.ptp(x[ok]) > 0 and np.ptp(y[ok]) > 0 else float("nan")
         stats_text = f"Pearson r = {r:.3f}, n = {int(ok.sum())}" if np.isfinite(r) else f"n = {int(ok.sum())}"
         ax.set_title(f"{grader}\n{stats_text}", fontsize=9)
-        fig.tight_layout()
         charts.append(Chart(f"scatter-{len(charts)}", f"Grader vs consensus: {grader}", _png(fig),
                             f"Scatter of {grader} score against the consensus score, {int(ok.sum())} responses"))
     return charts
 
 
-def stratum_bars(frame: pd.DataFrame, *, value: str, group: str, title: str, key: str) -> Chart | None:
-    """Grouped bars of one value per stratum (largest strata first, at most MAX_STRATA)."""
+def _strata_values(frame: pd.DataFrame | None, value: str, group: str) -> pd.DataFrame | None:
+    """(stratum, group, value) rows with a value, the "All" rows left out; None when there are none."""
     if frame is None or frame.empty or "stratum" not in frame or value not in frame:
         return None
     data = frame[frame["stratum"] != "All"][["stratum", group, value]].copy()
     data[value] = data[value].map(_num)
     data = data.dropna(subset=[value])
-    if data.empty:
+    return None if data.empty else data
+
+
+def stratum_bars(frame: pd.DataFrame, *, value: str, group: str, title: str, key: str) -> Chart | None:
+    """Grouped bars of one value per stratum (largest strata first, at most MAX_STRATA)."""
+    data = _strata_values(frame, value, group)
+    if data is None:
         return None
     wide = data.pivot_table(index="stratum", columns=group, values=value, aggfunc="first")
     wide = wide.iloc[:MAX_STRATA]
-    fig = Figure(figsize=(max(5.0, 0.45 * len(wide) * max(1, len(wide.columns)) + 2), 3.6))
+    fig = _figure(max(5.0, 0.45 * len(wide) * max(1, len(wide.columns)) + 2), 4.0)
     ax = fig.add_subplot()
     width = 0.8 / max(1, len(wide.columns))
     x = np.arange(len(wide))
@@ -199,21 +254,18 @@ def stratum_bars(frame: pd.DataFrame, *, value: str, group: str, title: str, key
     ax.set_xticks(x + width * (len(wide.columns) - 1) / 2, [str(s) for s in wide.index], rotation=35, ha="right",
                   fontsize=8)
     ax.set_ylabel(value)
-    _legend_below(ax, ncol=min(3, max(1, len(wide.columns))), offset=-0.45)
-    fig.tight_layout()
+    _legend_below(fig, ax, ncol=min(3, max(1, len(wide.columns))))
     return Chart(key, title, _png(fig), f"{title}: bar chart over {len(wide)} strata")
 
 
-def _interval_plot(
-    rows: list[tuple[str, str, float, float, float]], *, xlabel: str, zero: float | None, key: str, title: str,
-) -> Chart | None:
+Interval = tuple[str, str, float, float, float]
+
+
+def _interval_plot(rows: list[Interval], *, xlabel: str, zero: float | None, key: str, title: str) -> Chart:
     """Points with 95% CIs: (label, series, value, low, high) per row; one colour per series."""
-    rows = [r for r in rows if np.isfinite(r[2])]
-    if not rows:
-        return None
     labels = list(dict.fromkeys(r[0] for r in rows))
     series = list(dict.fromkeys(r[1] for r in rows))
-    fig = Figure(figsize=(7.5, 0.45 * len(labels) * max(1, len(series)) ** 0.5 + 1.8))
+    fig = _figure(7.5, 0.45 * len(labels) * max(1, len(series)) ** 0.5 + 2.0)
     ax = fig.add_subplot()
     step = 0.7 / max(1, len(series))
     for k, name in enumerate(series):
@@ -226,43 +278,60 @@ def _interval_plot(
     if zero is not None:
         ax.axvline(zero, color="#999", linestyle=":", linewidth=1)
     ax.set_yticks(np.arange(len(labels))[::-1], labels, fontsize=8)
+    ax.set_ylim(-ROW_HALF, len(labels) - ROW_HALF)
     ax.set_xlabel(xlabel)
-    _legend_below(ax, ncol=min(3, len(series)))
-    fig.tight_layout()
+    _legend_below(fig, ax, ncol=min(3, len(series)))
     return Chart(key, title, _png(fig), f"{title}: {len(rows)} estimates with 95% confidence intervals")
 
 
-def medic_forest(frame: pd.DataFrame | None) -> Chart | None:
-    """MEDIC Appendix A.1: judge minus clinician per axis, one colour per judge."""
+def _intervals(frame: pd.DataFrame | None, label: str, series: str, value: str) -> list[Interval]:
+    """The rows of an interval plot that have a value to draw (a model without a rating has none)."""
     if frame is None or frame.empty:
-        return None
-    rows = [(str(r["axis"]), str(r["judge"]), _num(r["difference"]), _num(r["ci_low"]), _num(r["ci_high"]))
+        return []
+    rows = [(str(r[label]), str(r[series]), _num(r[value]), _num(r["ci_low"]), _num(r["ci_high"]))
             for r in frame.to_dict("records")]
+    return [r for r in rows if np.isfinite(r[2])]
+
+
+def _medic_rows(frame: pd.DataFrame | None) -> list[Interval]:
+    return _intervals(frame, "axis", "judge", "difference")
+
+
+def medic_forest(rows: list[Interval]) -> Chart:
+    """MEDIC Appendix A.1: judge minus clinician per axis, one colour per judge."""
     return _interval_plot(rows, xlabel="judge − clinician (1-5 scale); dotted line: no difference", zero=0.0,
                           key="medic-forest", title="Judge minus clinician per axis, 95% CI")
 
 
-def ratings_forest(frame: pd.DataFrame | None) -> Chart | None:
+def _rating_rows(frame: pd.DataFrame | None) -> list[Interval]:
+    return _intervals(frame, "model", "source", "rating")
+
+
+def ratings_forest(rows: list[Interval]) -> Chart:
     """MEDIC Fig. 5a: each model's rating with its bootstrap CI, one colour per judge (and physicians)."""
-    if frame is None or frame.empty:
-        return None
-    rows = [(str(r["model"]), str(r["source"]), _num(r["rating"]), _num(r["ci_low"]), _num(r["ci_high"]))
-            for r in frame.to_dict("records")]
     return _interval_plot(rows, xlabel="rating (Elo scale, mean 1000)", zero=1000.0, key="ratings",
                           title="Pairwise ratings with 95% bootstrap CI")
 
 
-def coverage_bars(frame: pd.DataFrame | None) -> Chart | None:
-    """ClinConsensus Sec. 5: Rubric Accuracy against CACS@tau per model (the coverage gap), first scorer."""
+def _coverage_rows(frame: pd.DataFrame | None) -> pd.DataFrame | None:
+    """The first scorer's unstratified models with a CACS or a Rubric Accuracy, best CACS first."""
     if frame is None or frame.empty:
         return None
     if "stratum" in frame:
         frame = frame[frame["stratum"] == "All"]
-    scorer = frame["scorer"].iloc[0]
-    f = frame[frame["scorer"] == scorer].sort_values("cacs", ascending=False)
+    if frame.empty:
+        return None
+    f = frame[frame["scorer"] == frame["scorer"].iloc[0]]
+    f = f[f["cacs"].map(_num).notna() | f["rubric_accuracy"].map(_num).notna()]
+    return None if f.empty else f.sort_values("cacs", ascending=False)
+
+
+def coverage_bars(f: pd.DataFrame) -> Chart:
+    """ClinConsensus Sec. 5: Rubric Accuracy against CACS@tau per model (the coverage gap), first scorer."""
+    scorer = f["scorer"].iloc[0]
     tau = int(f["tau"].iloc[0])
     x = np.arange(len(f))
-    fig = Figure(figsize=(max(5.0, 0.7 * len(f) + 2), 3.8))
+    fig = _figure(max(5.0, 0.7 * len(f) + 2), 4.0)
     ax = fig.add_subplot()
     ax.bar(x - 0.2, f["rubric_accuracy"].map(_num), 0.4, label="Rubric Accuracy", color="#9bb7d4")
     ax.bar(x + 0.2, f["cacs"].map(_num), 0.4, label=f"CACS@{tau}", color="#1f5f8b")
@@ -270,38 +339,45 @@ def coverage_bars(frame: pd.DataFrame | None) -> Chart | None:
     ax.set_ylim(0, 1)
     ax.set_ylabel("score")
     ax.set_title(f"Scorer: {scorer}", fontsize=9)
-    _legend_below(ax, offset=-0.4)
-    fig.tight_layout()
+    _legend_below(fig, ax)
     return Chart("coverage", f"Rubric Accuracy and CACS@{tau} per model", _png(fig),
                  f"Bar chart of Rubric Accuracy and CACS@{tau} for {len(f)} models")
 
 
-_TABLE_CHARTS = (
-    ("medic-forest", "judge_vs_clinician", medic_forest, "Judge minus clinician per axis, 95% CI"),
-    ("ratings", "pairwise_ratings", ratings_forest, "Pairwise ratings with 95% bootstrap CI"),
-    ("coverage", "coverage", coverage_bars, "Rubric Accuracy and CACS per model"),
+#: (chart key, table key, what of the table is drawn (empty: nothing to draw), draw, title). A chart is
+#: listed only when its rows are not empty, and drawn from the same rows: every listed chart answers 200.
+_TABLE_CHARTS: tuple[tuple[str, str, Callable[[Any], Any], Callable[[Any], Chart], str], ...] = (
+    ("medic-forest", "judge_vs_clinician", _medic_rows, medic_forest, "Judge minus clinician per axis, 95% CI"),
+    ("ratings", "pairwise_ratings", _rating_rows, ratings_forest, "Pairwise ratings with 95% bootstrap CI"),
+    ("coverage", "coverage", _coverage_rows, coverage_bars, "Rubric Accuracy and CACS per model"),
 )
+
+
+def _table_rows(report: Report, table_key: str, rows: Callable[[Any], Any]) -> Any:
+    table = report.table(table_key)
+    return rows(table.frame if table is not None else None)
+
+
+def _has(rows: Any) -> bool:
+    return rows is not None and len(rows) > 0
 
 
 def _strata_specs(report: Report) -> list[tuple[str, str, str, str]]:
     """(key, table key, value column, group column) of the per-stratum bar charts."""
     strata = report.chart_data.get("strata", {})
-    out = []
-    if strata.get("data_quality") is not None:
-        out.append(("strata-ac1", "data_quality", "ac1", "task"))
-    if strata.get("grader_reliability") is not None:
-        out.append(("strata-mf1", "grader_reliability", "macro_f1", "evaluator"))
-    return out
+    specs = (("strata-ac1", "data_quality", "ac1", "task"), ("strata-mf1", "grader_reliability", "macro_f1", "evaluator"))
+    return [spec for spec in specs if _strata_values(strata.get(spec[1]), spec[2], spec[3]) is not None]
 
 
 def available_charts(report: Report) -> list[ChartSpec]:
     """The charts a report can draw, in page order (cheap: nothing is drawn)."""
     specs: list[ChartSpec] = []
-    forest = report.chart_data.get("forest")
-    if forest is not None and len(forest) and forest["ac1"].notna().any():
+    if _forest_rows(report.chart_data.get("forest")) is not None:
         specs.append(ChartSpec("forest", "AC1 with 95% CI per task", "Forest plot of AC1 per task"))
     scatter = report.chart_data.get("scatter", {})
-    for k, grader in enumerate(list(scatter)[:MAX_SCATTER]):
+    for k, (grader, (x, y)) in enumerate(list(scatter.items())[:MAX_SCATTER]):
+        if _scatter_points(x, y)[2].sum() < 2:
+            continue
         specs.append(ChartSpec(f"scatter-{k}", f"Grader vs consensus: {grader}",
                                f"Scatter of {grader} score against the physicians' consensus score"))
     for k, grader in enumerate(report.chart_data.get("confusion", {})):
@@ -310,9 +386,8 @@ def available_charts(report: Report) -> list[ChartSpec]:
     titles = {"strata-ac1": "AC1 per stratum", "strata-mf1": "Macro-F1 per stratum"}
     for key, _table, _value, _group in _strata_specs(report):
         specs.append(ChartSpec(key, titles[key], f"{titles[key]}: bar chart"))
-    for key, table_key, _draw, title in _TABLE_CHARTS:
-        table = report.table(table_key)
-        if table is not None and len(table.frame):
+    for key, table_key, rows, _draw, title in _TABLE_CHARTS:
+        if _has(_table_rows(report, table_key, rows)):
             specs.append(ChartSpec(key, title, title))
     return specs
 
@@ -321,12 +396,13 @@ def render_chart(report: Report, key: str) -> Chart | None:
     """Draw one chart of `available_charts(report)`; None for an unknown key."""
     kind, _, index = key.partition("-")
     chart: Chart | None = None
-    table_charts = {k: (t, draw) for k, t, draw, _title in _TABLE_CHARTS}
+    table_charts = {k: (t, rows, draw) for k, t, rows, draw, _title in _TABLE_CHARTS}
     if key == "forest":
         chart = forest_plot(report.chart_data.get("forest"))
     elif key in table_charts:
-        table = report.table(table_charts[key][0])
-        chart = table_charts[key][1](table.frame if table is not None else None)
+        table_key, rows, draw = table_charts[key]
+        found = _table_rows(report, table_key, rows)
+        chart = draw(found) if _has(found) else None
     elif kind == "scatter" and index.isdigit():
         items = list(report.chart_data.get("scatter", {}).items())[:MAX_SCATTER]
         if int(index) < len(items):
@@ -364,22 +440,38 @@ def chart_figures(report: Report) -> list[tuple[str, str, Figure]]:
 
 
 def chart_files(report: Report) -> list[tuple[str, str, bytes, bytes]]:
-    """(key, title, SVG, 200-dpi PNG) of every chart, for the exports."""
+    """(key, title, SVG, 300-dpi PNG) of every chart, for the exports."""
     files = []
     for key, title, fig in chart_figures(report):
         files.append((key, title, svg(fig), _png(fig)))
     return files
 
 
-def cached_chart(selection: Selection, key: str) -> Chart | None:
-    """One rendered chart of a selection's report, or None; cached like the report it is drawn from."""
+def cached_chart(
+    selection: Selection, key: str, *, fingerprint: str | None = None, report: Report | None = None,
+) -> Chart | None:
+    """One rendered chart of a selection's report, or None; cached like the report it is drawn from.
+
+    `report`, when the caller holds it already, is the report for `fingerprint` (no cache read).
+    """
     from django.core.cache import cache
 
-    fingerprint = labels_fingerprint()
+    fingerprint = fingerprint if fingerprint is not None else labels_fingerprint()
     chart_key = cache_key(f"chart:{key}", selection, fingerprint)
     chart = cache.get(chart_key)
     if chart is None:
-        chart = render_chart(report_for_fingerprint(selection, fingerprint), key)
+        chart = render_chart(report if report is not None else report_for_fingerprint(selection, fingerprint), key)
         if chart is not None:
             cache.set(chart_key, chart, REPORT_CACHE_SECONDS)
     return chart
+
+
+def report_charts(report: Report, fingerprint: str) -> list[tuple[ChartSpec, Chart]]:
+    """Every chart of `report` (the report for `fingerprint`) in page order, from the cache the page's
+    images fill: a PDF asked for after viewing the page draws nothing."""
+    out = []
+    for spec in available_charts(report):
+        chart = cached_chart(report.selection, spec.key, fingerprint=fingerprint, report=report)
+        if chart is not None:
+            out.append((spec, chart))
+    return out

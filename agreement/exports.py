@@ -18,8 +18,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from agreement.charts import chart_figures, chart_files
-from agreement.reports import Report, Table, software_version
+from agreement.charts import chart_files, report_charts
+from agreement.reports import Report, Table, labels_fingerprint, report_for_fingerprint, software_version
+from agreement.reports.presentation import numbered
 from agreement.selectors import RAW_LABEL_COLUMNS, Selection, raw_label_rows
 from medreview.text.tabular import spreadsheet_safe
 
@@ -106,7 +107,7 @@ def report_csv_zip(report: Report) -> bytes:
             archive.writestr(f"{table.key}.csv", _safe_frame(table.frame).to_csv(index=False))
         archive.writestr("about.json", json.dumps(metadata(report), indent=2, ensure_ascii=False, default=str))
         for key, _title, svg_bytes, png_bytes in chart_files(report):
-            # Print quality: SVG (vector) and a 200-dpi PNG of every chart on the page.
+            # Print quality: SVG (vector) and a 300-dpi PNG of every chart on the page.
             archive.writestr(f"charts/{key}.svg", svg_bytes)
             archive.writestr(f"charts/{key}.png", png_bytes)
     return buffer.getvalue()
@@ -179,7 +180,7 @@ def _format_sheet(sheet: Any, columns: list[str], *, widths: dict[str, int] | No
 
 
 def _chart_sheet(workbook: Any, report: Report) -> None:
-    """Every chart of the report as a 200-dpi image on one "Charts" sheet, one under the other."""
+    """Every chart of the report as a 300-dpi image on one "Charts" sheet, one under the other."""
     from openpyxl.drawing.image import Image
 
     files = chart_files(report)
@@ -190,7 +191,7 @@ def _chart_sheet(workbook: Any, report: Report) -> None:
     for _key, title, _svg, png in files:
         sheet.cell(row=row, column=1, value=title)
         image = Image(io.BytesIO(png))
-        scale = min(1.0, 900 / max(1, image.width))  # 200-dpi pixels shown at about screen size
+        scale = min(1.0, 900 / max(1, image.width))  # 300-dpi pixels shown at about screen size
         image.width, image.height = image.width * scale, image.height * scale
         sheet.add_image(image, f"A{row + 1}")
         row += int(image.height / 20) + 4
@@ -272,19 +273,23 @@ def _stratum_cells(has: bool, r: pd.Series) -> list[str]:
 
 
 def _tex_data_quality(frame: pd.DataFrame) -> str:
+    """Approval on approving scales, positive rate (share of "met") on met / not met: never mixed in a column."""
     has, head = _stratum_prefix(frame)
+    rates = [c for c in ("approval_rate", "positive_rate") if c in frame and frame[c].notna().any()]
+    names = {"approval_rate": "Approval", "positive_rate": "Positive rate"}
     rows = [
         _stratum_cells(has, r) + [
-            tex_escape(r["task_name"]), _f(r["approval_rate"]), _f(r["percent_agreement"]), _f(r["ac1"]),
+            tex_escape(r["task_name"]), *(_f(r[c]) for c in rates), _f(r["percent_agreement"]), _f(r["ac1"]),
             _ci(r["ac1_ci_low"], r["ac1_ci_high"]), _f(r["fleiss_kappa"]), _f(r["n_subjects"]),
         ]
         for _, r in frame.iterrows()
     ]
+    described = " and ".join(names[c].lower() for c in rates)
     return _tabular(
-        "Physician assessment of data quality: approval rate, percent agreement, Gwet's AC1 with 95% CI "
-        "and Fleiss' kappa (first-round labels).", "tab:data-quality",
-        [*head, "Task", "Approval", "Agreement", "AC1", "95\\% CI", "Fleiss' $\\kappa$", "$n$"], rows,
-        "l" * (len(head) + 1) + "rrrcrr",
+        f"Physician assessment of data quality: {described + ', ' if rates else ''}percent agreement, Gwet's AC1 "
+        "with 95% CI and Fleiss' kappa (first-round labels).", "tab:data-quality",
+        [*head, "Task", *(names[c] for c in rates), "Agreement", "AC1", "95\\% CI", "Fleiss' $\\kappa$", "$n$"], rows,
+        "l" * (len(head) + 1) + "r" * len(rates) + "rrcrr",
     )
 
 
@@ -428,11 +433,25 @@ def report_tex(report: Report) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def report_pdf(report: Report) -> bytes:
-    """The whole report as one PDF (tables in the page's compact layout, charts as vector graphics)."""
+def report_pdf(report: Report, *, title: str = "Agreement report", fingerprint: str | None = None) -> bytes:
+    """The whole report as one PDF: figures and tables numbered as on the page (`agreement.pdf`).
+
+    `fingerprint`: the state of the labels `report` was built for; its charts then come from the cache
+    the page's images fill (and fill it).
+    """
+    from agreement.pdf import PdfFigure
     from agreement.pdf import report_pdf as render_pdf
 
-    return render_pdf(report, [(title, fig) for _key, title, fig in chart_figures(report)])
+    charts = report_charts(report, fingerprint if fingerprint is not None else labels_fingerprint())
+    figures = [PdfFigure(number, spec.title, chart.png) for number, (spec, chart) in numbered(charts)]
+    return render_pdf(report, figures, title=title)
+
+
+def selection_pdf(selection: Selection, *, title: str) -> tuple[bytes, str]:
+    """(PDF bytes, file name) of a selection's report, sharing the page's cached report and charts."""
+    fingerprint = labels_fingerprint()
+    report = report_for_fingerprint(selection, fingerprint)
+    return report_pdf(report, title=title, fingerprint=fingerprint), filename(report, "csv").replace(".zip", ".pdf")
 
 
 def render(report: Report, fmt: str) -> bytes:

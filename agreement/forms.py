@@ -36,7 +36,8 @@ class ReportFilterForm(forms.Form):
     stratify_by = forms.ChoiceField(required=False, label=_("Break down by"),
                                     choices=[("", "nothing"), *STRATA.items()])
     group_by = forms.ChoiceField(required=False, label=_("Expert groups"),
-                                 choices=[("", "from the pseudonyms below"), ("rank", "attending vs senior rank"),
+                                 choices=[("", _("the study's groups if it has any, else the pseudonyms below")),
+                                          ("rank", "attending vs senior rank"),
                                           ("study", "the study's groups A and B")])
     group_a = forms.CharField(required=False, max_length=2000, label=_("Group A pseudonyms"))
     group_b = forms.CharField(required=False, max_length=2000, label=_("Group B pseudonyms"))

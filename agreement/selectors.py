@@ -514,6 +514,19 @@ def revision_strata(revision_ids: Iterable[int], needed: Sequence[str] = REVISIO
     return out
 
 
+def task_targets(selection: Selection) -> frozenset[str] | None:
+    """What the selection's tasks rate (`TaskType.target`): the study's tasks, or the chosen ones.
+
+    None for a release or dataset report, which covers every study's labels and so every kind.
+    """
+    if selection.study_id is None:
+        return None
+    qs = TaskType.objects.filter(studies=selection.study_id)
+    if selection.tasks:
+        qs = qs.filter(slug__in=selection.tasks)
+    return frozenset(qs.values_list("target", flat=True).distinct())
+
+
 def study_models(study_id: int) -> list[str]:
     # DISTINCT in the database: the filter form needs 11 names, not one row per response (2,750 at scale).
     return sorted(

@@ -88,5 +88,7 @@ class ReportSerializer(serializers.Serializer):
     conventions = serializers.DictField(child=serializers.CharField())
     documentation = serializers.CharField()
     tables = serializers.DictField(child=ReportTableSerializer(), help_text="Keyed by table: data_quality, "
-                                   "approval, per_rater, grader_reliability, grader_vs_rater, model_scores, "
-                                   "ranking_stability, expert_groups, grader_vs_groups, position_bias")
+                                   "approval, positive_rate, per_rater, grader_reliability, grader_vs_rater, "
+                                   "model_scores, ranking_stability, expert_groups, grader_vs_groups, coverage, "
+                                   "tau_calibration, ranking_stability_cacs, position_bias, pairwise_ratings, ... "
+                                   "(only the families of the study's task kinds)")

@@ -20,17 +20,18 @@ from agreement.access import (
 from agreement.charts import available_charts, cached_chart
 from agreement.forms import ReportFilterForm
 from agreement.reports import Report, Table, cached_report
-from agreement.reports.presentation import compact
+from agreement.reports.presentation import compact, numbered
 from agreement.reports.tables.translation import report_as_dict, translation_consistency_report
 from agreement.selectors import Selection, study_models
 
 
-def display_table(table: Table) -> dict[str, Any]:
+def display_table(table: Table, number: int = 0) -> dict[str, Any]:
     """A table as the page shows it: human headers, each value with its CI and p in one cell
-    (`agreement.reports.presentation`), so nothing needs sideways scrolling at 1280 px."""
+    (`agreement.reports.presentation`), so nothing needs sideways scrolling at 1280 px. `number` is the
+    one the PDF prints too."""
     heads, rows, shown = compact(table.frame)
     return {"key": table.key, "title": table.title, "note": table.note, "columns": heads, "rows": rows,
-            "wide": len(shown) > 9}
+            "wide": len(shown) > 9, "number": number}
 
 
 @require_http_methods(["GET"])
@@ -62,11 +63,12 @@ def _report_page(
         return render(request, "agreement/report.html", context, status=400)
     report = cached_report(selection)
     charts = [
-        {"title": spec.title, "alt": spec.alt,
+        {"title": spec.title, "alt": spec.alt, "number": number,
          "url": reverse(chart_name, args=[subject.pk, spec.key]) + (f"?{query}" if query else "")}
-        for spec in available_charts(report)
+        for number, spec in numbered(available_charts(report))
     ]
-    context.update({"report": report, "tables": [display_table(t) for t in report.tables], "charts": charts})
+    tables = [display_table(t, number) for number, t in numbered(report.tables)]
+    context.update({"report": report, "tables": tables, "charts": charts})
     return render(request, "agreement/report.html", context)
 
 
@@ -114,7 +116,7 @@ def _export(request: HttpRequest, form: ReportFilterForm, scope: dict[str, int],
     return response
 
 
-def _pdf(form: ReportFilterForm, scope: dict[str, int]) -> HttpResponse:
+def _pdf(form: ReportFilterForm, scope: dict[str, int], title: str) -> HttpResponse:
     if not form.is_valid():
         return _bad_request("Invalid filters: " + "; ".join(
             f"{field}: {' '.join(errors)}" for field, errors in form.errors.items()))
@@ -122,23 +124,24 @@ def _pdf(form: ReportFilterForm, scope: dict[str, int]) -> HttpResponse:
         selection = form.selection(**scope)
     except ValueError as exc:
         return _bad_request(str(exc))
-    report: Report = cached_report(selection)
-    response = HttpResponse(exports.report_pdf(report), content_type="application/pdf")
-    response["Content-Disposition"] = f'attachment; filename="{exports.filename(report, "csv").replace(".zip", ".pdf")}"'
+    pdf, name = exports.selection_pdf(selection, title=title)
+    response = HttpResponse(pdf, content_type="application/pdf")
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response
 
 
 @require_http_methods(["GET"])
 def study_pdf(request: HttpRequest, pk: int) -> HttpResponse:
-    """The whole report as a PDF, rendered on the server (matplotlib; no browser)."""
+    """The whole report as a PDF, laid out on the server (reportlab; no browser)."""
     study = access_study_for_report(request.user, pk)
-    return _pdf(ReportFilterForm(request.GET, study=study, models=study_models(study.pk)), {"study_id": study.pk})
+    return _pdf(ReportFilterForm(request.GET, study=study, models=study_models(study.pk)), {"study_id": study.pk},
+                f"Agreement report: {study.name}")
 
 
 @require_http_methods(["GET"])
 def release_pdf(request: HttpRequest, pk: int) -> HttpResponse:
     release = access_release_for_report(request.user, pk)
-    return _pdf(ReportFilterForm(request.GET), {"release_id": release.pk})
+    return _pdf(ReportFilterForm(request.GET), {"release_id": release.pk}, f"Agreement report: {release}")
 
 
 @require_http_methods(["GET"])

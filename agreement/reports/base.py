@@ -47,10 +47,14 @@ CONVENTIONS: dict[str, str] = {
     "SE without finite-population correction; CI = value +- t(0.975, n-1) x SE, upper bound capped at 1; "
     "p one-sided (H0: AC1 <= 0).",
     "fleiss_kappa": "Fleiss' kappa on the same ratings, shown beside AC1 (kappa paradox).",
+    "positive_rate": "On met / not met tasks: the share of labels that are 'met' (a positive rate, as "
+    "ClinConsensus and HealthBench report it), never called an approval: on a penalty criterion 'met' means "
+    "the response made the error.",
     "percent_agreement": "Mean over subjects with >= 2 ratings of the share of agreeing rater pairs.",
     "approval_rate": "Share of a rater's labels in the scale's approving categories (ScaleCategory.approves). "
     "On the 0-2 scales a score >= 1 approves, as LiveMedBench publishes it (Sec. 4.1: 'scores >= 1 denote "
-    "approval'); scales without approving categories (Likert, pairwise) have no approval rate.",
+    "approval'); scales without approving categories (Likert, pairwise) and met / not met scales (positive rate) "
+    "have no approval rate.",
     "macro_f1": "Mean of F1(met) and F1(not met) pooled over criterion decisions (HealthBench). "
     "Invalid or failed grader outputs count as wrong (ClinConsensus); undefined values are empty, never 0.",
     "grader_macro_f1": "Mean of the grader's Macro-F1 against each physician (LiveMedBench eq. 9), "
@@ -63,6 +67,8 @@ CONVENTIONS: dict[str, str] = {
     "pearson": "Pearson r between a grader's case score (rubric grader) or normalised judge score "
     "(LLM-as-judge) and the consensus score; Fisher-z CI, two-sided p.",
     "expert_groups": "A group's label on a decision is the majority of its raters' labels (ties dropped); "
+    "a group's positive rate counts every decision of its raters (met decisions / decisions, like the tau "
+    "calibration); "
     "Macro-F1 with group A as reference; case-level Macro-F1 per response, cases where it is undefined "
     "are counted apart.",
     "ranking": "Model score = mean case score of the model's responses for each grader; Spearman, Kendall "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from typing import Any
 
 from agreement.reports.base import LabelData, Report, Table
@@ -10,52 +11,46 @@ from agreement.reports.loading import load_labels
 from agreement.reports.strata import _stratified
 from agreement.reports.tables.coverage import coverage_calibration_tables, coverage_tables, coverage_tau
 from agreement.reports.tables.data_quality import data_quality_tables
-from agreement.reports.tables.expert_groups import expert_group_tables
+from agreement.reports.tables.expert_groups import designed_groups, expert_group_tables
 from agreement.reports.tables.grader_reliability import grader_reliability_tables
 from agreement.reports.tables.medic import medic_tables
 from agreement.reports.tables.position_bias import position_bias_table
 from agreement.selectors import (
     Selection,
+    task_targets,
 )
 
+#: Table families that belong to one kind of task (`TaskType.target`): a study's report shows a
+#: family only when one of the study's tasks is of that kind, so a Likert study never shows the
+#: pairwise judges' tables that happen to cover its responses, and the other way round.
+RUBRIC_DECISIONS, LIKERT_AXES, PAIRWISE = "response_criterion", "response_axis", "pairwise"
 
-def build_report(selection: Selection, *, data: LabelData | None = None) -> Report:
-    data = data if data is not None else load_labels(selection)
-    chart_data: dict[str, Any] = {}
-    stratum = selection.stratify_by
+
+#: Rankings of models: meaningless within one model.
+MODEL_RANKINGS = ("model_scores", "ranking_stability", "threshold_sensitivity", "ranking_stability_cacs")
+CALIBRATION_TABLES = ("tau_calibration", "tau_distribution")
+
+
+def _rubric_builders(
+    data: LabelData, selection: Selection, chart_data: dict[str, Any], tau: Any,
+) -> list[Callable[[LabelData], list[Table]]]:
+    """The table builders of met / not met tasks: grader reliability, expert groups, coverage."""
+    designed = designed_groups(selection)
 
     def reliability(d: LabelData) -> list[Table]:
         return grader_reliability_tables(d, chart_data if d is data else None)
 
     def groups(d: LabelData) -> list[Table]:
-        return expert_group_tables(d, selection)
-
-    tau = coverage_tau(data, selection)
+        return expert_group_tables(d, selection, designed)
 
     def coverage(d: LabelData) -> list[Table]:
         return coverage_tables(d, selection, tau)
 
-    tables: list[Table] = []
-    for builder in (data_quality_tables, reliability, groups, coverage):
-        if stratum:
-            tables.extend(_stratified(builder, data, stratum))
-        else:
-            tables.extend(builder(data))
-    if stratum == "model":
-        # A ranking of models within one model is meaningless.
-        tables = [t for t in tables if t.key not in (
-            "model_scores", "ranking_stability", "threshold_sensitivity", "ranking_stability_cacs")]
-    tables.extend(position_bias_table(data))
-    tables.extend(medic_tables(data, data.human_pairwise))
-    if stratum:
-        # Calibration describes the physician-written responses, not a stratum: one table, unstacked.
-        tables = [t for t in tables if t.key not in ("tau_calibration", "tau_distribution")]
-        tables.extend(coverage_calibration_tables(tau, selection.tau_model))
-    if stratum:
-        chart_data["strata"] = {
-            t.key: t.frame for t in tables if t.key in ("data_quality", "grader_reliability")
-        }
-    counts = {
+    return [reliability, groups, coverage]
+
+
+def _counts(data: LabelData) -> dict[str, int]:
+    return {
         "ratings_round_1": int(len(data.ratings)),
         "ratings_later_rounds_not_used": int(data.later_rounds),
         "raters": int(data.ratings["rater"].nunique()) if len(data.ratings) else 0,
@@ -64,11 +59,38 @@ def build_report(selection: Selection, *, data: LabelData | None = None) -> Repo
         "pairwise_judgements": int(len(data.pairwise)),
         "ratings_imported": int(data.imported_ratings),
     }
+
+
+def build_report(selection: Selection, *, data: LabelData | None = None) -> Report:
+    data = data if data is not None else load_labels(selection)
+    chart_data: dict[str, Any] = {}
+    stratum = selection.stratify_by
+    targets = task_targets(selection)
+
+    def kind(target: str) -> bool:
+        return targets is None or target in targets
+
+    tau = coverage_tau(data, selection) if kind(RUBRIC_DECISIONS) else None
+    builders = [data_quality_tables,
+                *(_rubric_builders(data, selection, chart_data, tau) if kind(RUBRIC_DECISIONS) else [])]
+    tables: list[Table] = []
+    for builder in builders:
+        tables.extend(_stratified(builder, data, stratum) if stratum else builder(data))
+    if stratum == "model":
+        tables = [t for t in tables if t.key not in MODEL_RANKINGS]
+    if kind(PAIRWISE):
+        tables.extend(position_bias_table(data))
+    tables.extend(medic_tables(data, data.human_pairwise, likert=kind(LIKERT_AXES), pairwise=kind(PAIRWISE)))
+    if stratum:
+        # Calibration describes the physician-written responses, not a stratum: one table, unstacked.
+        tables = [t for t in tables if t.key not in CALIBRATION_TABLES]
+        tables.extend(coverage_calibration_tables(tau, selection.tau_model))
+        chart_data["strata"] = {t.key: t.frame for t in tables if t.key in ("data_quality", "grader_reliability")}
     dq = next((t for t in tables if t.key == "data_quality"), None)
     if dq is not None:
         chart_data["forest"] = dq.frame
     return Report(
-        selection=selection, tables=tables, counts=counts, generated_at=dt.datetime.now(dt.UTC),
+        selection=selection, tables=tables, counts=_counts(data), generated_at=dt.datetime.now(dt.UTC),
         chart_data=chart_data,
     )
 

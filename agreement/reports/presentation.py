@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
+
+T = TypeVar("T")
 
 #: Exact headers; anything else goes through `header()`'s word rules.
 HEADERS: dict[str, str] = {
@@ -114,8 +117,10 @@ def _groups(columns: list[str]) -> list[_Group]:
     found = []
     cols = set(columns)
     for c in columns:
-        if f"{c}_ci_low" in cols and f"{c}_ci_high" in cols:
-            found.append(_Group(c, f"{c}_ci_low", f"{c}_ci_high", f"{c}_p" if f"{c}_p" in cols else None))
+        # "x" with x_ci_low / x_ci_high / x_p, or "pearson_r" with pearson_ci_low / ... / pearson_p.
+        stem = next((s for s in (c, c.removesuffix("_r")) if f"{s}_ci_low" in cols and f"{s}_ci_high" in cols), None)
+        if stem is not None:
+            found.append(_Group(c, f"{stem}_ci_low", f"{stem}_ci_high", f"{stem}_p" if f"{stem}_p" in cols else None))
     # Tables with one unnamed CI (ci_low / ci_high) attach it to the value column named before it.
     if "ci_low" in cols and "ci_high" in cols:
         idx = columns.index("ci_low")
@@ -127,6 +132,8 @@ def _groups(columns: list[str]) -> list[_Group]:
 
 
 _DROP_FOR_COMPACT = re.compile(r"_se$")
+#: Columns that mean nothing for some scales (approval on Likert, positive rate on 0-2): hidden when empty.
+_HIDDEN_WHEN_EMPTY = ("approval_rate", "positive_rate")
 
 
 def _compact_cell(column: str, record: dict[str, Any], g: _Group | None) -> str:
@@ -142,6 +149,11 @@ def _compact_cell(column: str, record: dict[str, Any], g: _Group | None) -> str:
     return text
 
 
+def numbered(items: Iterable[T]) -> list[tuple[int, T]]:
+    """Tables (or figures) with the number the page and the PDF both print: position from 1."""
+    return list(enumerate(items, start=1))
+
+
 def compact(frame: pd.DataFrame) -> tuple[list[str], list[list[str]], list[str]]:
     """(headers, rows of text, raw column names shown) with each value's CI and p folded into its cell.
 
@@ -154,6 +166,7 @@ def compact(frame: pd.DataFrame) -> tuple[list[str], list[list[str]], list[str]]
     hidden |= {c for c in columns if _DROP_FOR_COMPACT.search(c) and c.removesuffix("_se") in folded}
     if "task_name" in columns:
         hidden.add("task")  # the task's name says it; the slug stays in the exports
+    hidden |= {c for c in _HIDDEN_WHEN_EMPTY if c in columns and frame[c].isna().all()}
     shown = [c for c in columns if c not in hidden]
     records = frame.astype(object).to_dict("records")
     rows = [[_compact_cell(c, record, folded.get(c)) for c in shown] for record in records]

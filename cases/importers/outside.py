@@ -72,7 +72,13 @@ class ParsedPairwise:
 class ParsedLabel:
     """One physician's label on one field of one study item (long format).
 
-    Reports treat them as that rater's ratings of that round, like in-app ratings.
+    Reports treat them as that rater's ratings of that round, like in-app ratings. The item is named
+    either by its study key (`item_key`, "response:40") or by what the researcher has: the dataset's
+    case id (`case_id`) with the answering `model` for a response item and `model_b` for a pair.
+    The field is `field_key` ("criterion:<id>", "mcq:<id>", "axis:<name>"; an `axis` column fills it
+    too) or a position in the case: `criterion` (1 = the rubric's first criterion, as the dataset
+    lists it) or `mcq` (1 = the question set's first MCQ). Positions and case ids need the database
+    to become items and fields: the writer resolves them.
     """
 
     record: int
@@ -84,6 +90,19 @@ class ParsedLabel:
     round: int = 1
     comment: str = ""
     seconds_spent: int = 0
+    case_id: str = ""
+    model: str = ""
+    model_b: str = ""
+    criterion: int | None = None
+    mcq: int | None = None
+
+    @property
+    def target(self) -> tuple[str, ...]:
+        """What the row labels, as written: (item key) or (case id, model, model_b), then the field."""
+        item = (self.item_key,) if self.item_key else (self.case_id, self.model or "\0", self.model_b or "\0")
+        field_ = self.field_key or (f"criterion {self.criterion}" if self.criterion else "") or (
+            f"mcq {self.mcq}" if self.mcq else "")
+        return (*item, field_ or "\0")
 
 
 @dataclass
@@ -106,10 +125,15 @@ def _is_csv(data: bytes, file_name: str) -> bool:
     return head not in (b"[", b"{")
 
 
-def iter_rows(data: bytes, file_name: str, issues: Issues, *, required: tuple[str, ...]) -> Iterator[Record]:
-    """Each record as a `Record`, CSV cells as text (blank cells as missing)."""
+def iter_rows(
+    data: bytes, file_name: str, issues: Issues, *, required: tuple[str, ...], one_of: tuple[str, ...] = (),
+) -> Iterator[Record]:
+    """Each record as a `Record`, CSV cells as text (blank cells as missing).
+
+    `one_of`: columns of which a CSV header must hold at least one (the item by key or by case id).
+    """
     if _is_csv(data, file_name):
-        yield from _csv_rows(data, issues, required)
+        yield from _csv_rows(data, issues, required, one_of)
         return
     head = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
     if head == b"[":
@@ -120,11 +144,13 @@ def iter_rows(data: bytes, file_name: str, issues: Issues, *, required: tuple[st
         yield Record(obj, number, issues)
 
 
-def _csv_rows(data: bytes, issues: Issues, required: tuple[str, ...]) -> Iterator[Record]:
+def _csv_rows(data: bytes, issues: Issues, required: tuple[str, ...], one_of: tuple[str, ...]) -> Iterator[Record]:
     table = load_csv(data, issues)
     if table is None:
         return
     missing = [c for c in required if c not in table.header]
+    if one_of and not set(one_of) & set(table.header):
+        missing.append(" or ".join(one_of))
     if missing:
         issues.add(1, None, f"missing column(s): {', '.join(missing)}")
         return
@@ -190,12 +216,12 @@ def _dedupe(seen: dict[tuple[str, ...], int], key: tuple[str, ...], rec: Record,
 
 def _run(
     data: bytes, file_name: str, kind: str, required: tuple[str, ...],
-    one: Callable[[Record, dict[tuple[str, ...], int]], Any],
+    one: Callable[[Record, dict[tuple[str, ...], int]], Any], one_of: tuple[str, ...] = (),
 ) -> OutsideParseResult:
     issues = Issues(file_name)
     result = OutsideParseResult(kind=kind)
     seen: dict[tuple[str, ...], int] = {}
-    for rec in iter_rows(data, file_name, issues, required=required):
+    for rec in iter_rows(data, file_name, issues, required=required, one_of=one_of):
         result.records += 1
         if not rec.ok:
             continue
@@ -261,21 +287,66 @@ def _pairwise(rec: Record, seen: dict[tuple[str, ...], int]) -> ParsedPairwise:
     )
 
 
-def _label(rec: Record, seen: dict[tuple[str, ...], int]) -> ParsedLabel:
-    item_key = rec.text("item_key", required=True, non_empty=True).strip()
+#: A position in a case (criterion, MCQ) is a whole number from 1.
+MAX_POSITION = 10_000
+
+
+def _item(rec: Record, dataset_keys: bool) -> tuple[str, str, str, str]:
+    """(item_key, case_id, model, model_b): the item by its study key, or by the dataset's case id."""
+    if not dataset_keys:
+        return rec.text("item_key", required=True, non_empty=True).strip(), "", "", ""
+    has_key, has_case = rec.obj.get("item_key") is not None, rec.obj.get("case_id") is not None
+    if has_key and has_case:
+        rec.error("case_id", "give the item by item_key or by case_id, not both")
+    if not has_key and not has_case:
+        rec.error("case_id", "missing required field: the dataset's case id (or the study's item_key)")
+    item_key = rec.text("item_key", non_empty=True).strip() if has_key else ""
+    case_id = rec.identifier("case_id") if has_case else ""
+    model = rec.text("model", non_empty=True).strip()
+    model_b = rec.text("model_b", non_empty=True).strip()
+    if item_key and (model or model_b):
+        rec.error("model", "an item_key names its responses already; give model / model_b only with case_id")
+    if model_b and not model:
+        rec.error("model", "model_b (a pair's second model) needs model (its first)")
+    if model and model == model_b:
+        rec.error("model_b", "model and model_b must differ")
+    return item_key, case_id, model, model_b
+
+
+def _field(rec: Record, dataset_keys: bool) -> tuple[str, int | None, int | None]:
+    """(field key, criterion position, MCQ position): the field as written, or by position / axis."""
+    field_key = rec.text("field").strip()
+    if field_key and not FIELD_KEY.match(field_key):
+        rec.error("field", f"unknown field {field_key!r}; expected blank, criterion:<id>, mcq:<id> or axis:<name>")
+    if not dataset_keys:
+        return field_key, None, None
+    given = [c for c in ("criterion", "mcq", "axis") if rec.obj.get(c) is not None]
+    if field_key and given:
+        rec.error(given[0], f"give field or {given[0]}, not both")
+    if len(given) > 1:
+        rec.error(given[1], f"give one of criterion, mcq and axis, not {given[0]} and {given[1]}")
+    criterion = _whole(rec, "criterion", default=0, low=1, high=MAX_POSITION) or None
+    mcq = _whole(rec, "mcq", default=0, low=1, high=MAX_POSITION) or None
+    axis = rec.text("axis", non_empty="axis" in given).strip()
+    return (field_key or (f"axis:{axis}" if axis else "")), criterion, mcq
+
+
+def _label(rec: Record, seen: dict[tuple[str, ...], int], *, dataset_keys: bool = False) -> ParsedLabel:
+    problems = len(rec.issues)
+    item_key, case_id, model, model_b = _item(rec, dataset_keys)
     rater = rec.identifier("rater")
     task = rec.text("task", required=True, non_empty=True).strip()
-    field_key = rec.text("field").strip()
-    if not FIELD_KEY.match(field_key):
-        rec.error("field", f"unknown field {field_key!r}; expected blank, criterion:<id>, mcq:<id> or axis:<name>")
+    field_key, criterion, mcq = _field(rec, dataset_keys)
     label = rec.identifier("label")
     round_ = _whole(rec, "round", default=1, low=1, high=MAX_ROUND)
-    _dedupe(seen, (item_key, rater, task, field_key or "\0", str(round_ or "")), rec,
-            "label for this item, rater, task, field and round", "label")
-    return ParsedLabel(
+    row = ParsedLabel(
         rec.record, item_key, rater, task, field_key, label, round_ or 1, rec.text("comment"),
-        _whole(rec, "seconds_spent", default=0, low=0, high=10**7) or 0,
+        _whole(rec, "seconds_spent", default=0, low=0, high=10**7) or 0, case_id, model, model_b, criterion, mcq,
     )
+    if len(rec.issues) == problems:  # a row in error is not compared: its fields may be blanks
+        _dedupe(seen, (*row.target, rater, task, str(round_ or "")), rec,
+                "label for this item, rater, task, field and round", "label")
+    return row
 
 
 def parse_judge_scores(data: bytes, file_name: str) -> OutsideParseResult:
@@ -290,9 +361,21 @@ def parse_pairwise_verdicts(data: bytes, file_name: str) -> OutsideParseResult:
     )
 
 
-def parse_physician_labels(data: bytes, file_name: str) -> OutsideParseResult:
-    """`physician-labels`: item_key, rater, task, [field], label, [round], [comment], [seconds_spent]."""
-    return _run(data, file_name, PHYSICIAN_LABELS, ("item_key", "rater", "task", "label"), _label)
+def parse_physician_labels(data: bytes, file_name: str, *, dataset_keys: bool = False) -> OutsideParseResult:
+    """`physician-labels`: item_key, rater, task, [field], label, [round], [comment], [seconds_spent].
+
+    `dataset_keys`: the item may be named by what the researcher has instead of the study's key:
+    `case_id` (the dataset's case id), with `model` for a response and `model_b` for a pair; the field
+    by `criterion` or `mcq` (1-based positions in the case) or `axis`. docs/formats.md describes both.
+    """
+    if not dataset_keys:
+        return _run(data, file_name, PHYSICIAN_LABELS, ("item_key", "rater", "task", "label"), _label)
+
+    def label(rec: Record, seen: dict[tuple[str, ...], int]) -> ParsedLabel:
+        return _label(rec, seen, dataset_keys=True)
+
+    return _run(data, file_name, PHYSICIAN_LABELS, ("rater", "task", "label"), label,
+                one_of=("case_id", "item_key"))
 
 
 OUTSIDE_PARSERS: dict[str, Callable[[bytes, str], OutsideParseResult]] = {

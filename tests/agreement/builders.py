@@ -45,6 +45,14 @@ def make_study(name: str = "Agreement study", tasks: tuple[str, ...] = tuple(TAS
     return study
 
 
+def with_pairwise_task(study: Study) -> Study:
+    """Give the study the shipped pairwise task: pairwise tables belong to studies of that kind."""
+    from annotation.catalogue import PAIRWISE_PREFERENCE
+
+    study.tasks.add(TaskType.objects.get(slug=PAIRWISE_PREFERENCE.slug))
+    return study
+
+
 def rate(
     item: Item, rater: AbstractBaseUser, task: TaskType, label: str, *, field_key: str = "",
     criterion: RubricCriterion | None = None, round_: int = 1,

@@ -1,8 +1,9 @@
 """The report API answers in a fixed number of queries, whatever the data size.
 
 An uncached report costs: session, user, profile (role) and study (4), the label fingerprint (4),
-and the report's reads (13: ratings with their lookups, grader decisions, judge scores, pairwise
-judgements, runs, scales, raters, later rounds). A cached one stops after the fingerprint.
+and the report's reads (15: ratings with their lookups, grader decisions, judge scores, pairwise
+judgements, runs, scales, raters, later rounds, the study's task kinds and its expert groups). A
+cached one stops after the fingerprint.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from django.urls import reverse
 from tests.agreement.builders import reliability_study
 from tests.conftest import login
 
-REPORT_QUERIES = 21
+REPORT_QUERIES = 23
 CACHED_QUERIES = 8
 
 
@@ -47,10 +48,10 @@ def test_pairwise_position_bias_costs_one_query_whatever_the_number_of_runs(
     from django.test.utils import CaptureQueriesContext
 
     from graders.models import GraderRun, PairwiseJudgement
-    from tests.agreement.builders import make_study, response_item
+    from tests.agreement.builders import make_study, response_item, with_pairwise_task
     from tests.factories import make_case, make_response
 
-    study = make_study()
+    study = with_pairwise_task(make_study())  # position bias is a pairwise table
     login(client, researcher)
     url = reverse("agreement_api:study_report", args=[study.pk])
     counts = []

@@ -166,17 +166,16 @@ def test_tau_is_calibrated_from_physician_written_responses(physician_a, physici
     data = reliability_study([physician_a, physician_b], n_cases=4, models=("physician", "model-y", "model-z"))
     report = build_report(Selection(study_id=data.study.pk, tau_model="physician"))
     cal = report.table("tau_calibration").frame.iloc[0]
+    # ClinConsensus 4.3: per response, met decisions over decisions times its criteria (no consensus).
     hits = []
     for response, model in data.response_model.items():
         if model != "physician":
             continue
-        h = 0
-        for (resp, crit), labels in data.human.items():
-            if resp == response and data.criteria_points[crit] > 0:
-                met = sum(v == "met" for v in labels.values())
-                h += met > len(labels) - met
-        hits.append(h)
-    assert cal["tau"] == C.calibrate_tau(hits, 3).tau
+        labels = [v for (resp, crit), by in data.human.items() if resp == response and data.criteria_points[crit] > 0
+                  for v in by.values()]
+        criteria = sum(1 for (resp, crit) in data.human if resp == response and data.criteria_points[crit] > 0)
+        hits.append(sum(v == "met" for v in labels) / len(labels) * criteria)
+    assert cal["tau"] == int(np.floor(np.mean(hits) + 0.5))
     assert cal["mean_hits"] == pytest.approx(np.mean(hits))
     assert "physician" not in set(report.table("coverage").frame["model"])
 

@@ -112,6 +112,18 @@ def test_calibrate_tau_at_the_papers_scale() -> None:
     assert cal.distribution == {10: 231, 11: 54}
 
 
+def test_calibrate_tau_counts_decisions_not_a_consensus() -> None:
+    # Two physicians each judge 9 of 30 met on one response, swapping one criterion: 18 of 60
+    # decisions met -> 9 hits (a consensus with ties as not met would say 8).
+    cal = C.calibrate_tau([18], 30, decisions=[60])
+    assert (cal.tau, cal.mean, cal.n_decisions, cal.n_hits, cal.hit_rate) == (9, 9.0, 60, 18, 0.3)
+    # Uneven coverage: 3 of 4 decisions met on a 2-criterion response, 1 of 2 on another: 1.5 and 1.
+    cal = C.calibrate_tau([3, 1], [2, 2], decisions=[4, 2])
+    assert cal.mean == approx(1.25) and cal.distribution == {1: 1, 1.5: 1} and cal.hit_rate == approx(4 / 6)
+    with pytest.raises(ValueError, match="decision"):
+        C.calibrate_tau([3], 2, decisions=[2])
+
+
 def test_calibrate_tau_quartiles_and_rounding_half_up() -> None:
     cal = C.calibrate_tau([2, 4, 6, 8, 10], 30)
     assert (cal.tau, cal.median, cal.q1, cal.q3) == (6, 6.0, 4.0, 8.0)

@@ -220,10 +220,10 @@ def test_it_flags_an_outlier_rater(db):
 @pytest.mark.parametrize("graders_installed", [True, False])
 def test_it_reports_pairwise_position_bias(physician_a, physician_b, monkeypatch, graders_installed):
     from graders.models import GraderRun, PairwiseJudgement
-    from tests.agreement.builders import response_item
+    from tests.agreement.builders import response_item, with_pairwise_task
     from tests.factories import make_response
 
-    study = make_study()
+    study = with_pairwise_task(make_study())
     judge = GraderRun.objects.create(name="Pairwise judge", kind="pairwise-judge", grader_model="gpt-4.1")
     verdicts = [("A", "A"), ("A", "B"), ("B", "B"), ("tie", "A")]  # (order ab, order ba): two flips
     for n, (ab, ba) in enumerate(verdicts):

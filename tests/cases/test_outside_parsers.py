@@ -131,3 +131,68 @@ def test_empty_and_undecodable_files(parser) -> None:
     assert [i.message for i in parser(b"", "e.csv").issues] == ["empty file: expected a header row"]
     res = parser(b"\xff\xfe{}", "x.jsonl")
     assert res.rows == [] and "not UTF-8" in res.issues[0].message
+
+
+DATASET_KEYED_CSV = (
+    "case_id,model,model_b,rater,task,criterion,mcq,axis,label,round\n"
+    "MDB-1,,,dr-a,narrative-quality,,,,2,\n"                       # a case item
+    "MDB-1,gpt-4.1,,dr-a,grader-reliability,3,,,met,\n"            # a response's third criterion
+    "MDB-1,gpt-4.1,claude-3,dr-b,pairwise-preference,,,,A,\n"       # a pair
+    "LC-7,,,dr-b,liveclin-factual,,2,,yes,\n"                       # the second MCQ of a question set
+    "MDB-2,gpt-4.1,,dr-b,likert-medic,,,Patient safety,4,2\n"      # a Likert axis, round 2
+)
+
+
+def test_physician_labels_keyed_by_what_the_researcher_has() -> None:
+    res = O.parse_physician_labels(DATASET_KEYED_CSV.encode(), "labels.csv", dataset_keys=True)
+    assert res.issues == []
+    case, criterion, pair, mcq, axis = res.rows
+    assert (case.item_key, case.case_id, case.model, case.field_key, case.criterion) == ("", "MDB-1", "", "", None)
+    assert (criterion.case_id, criterion.model, criterion.criterion, criterion.field_key) == ("MDB-1", "gpt-4.1", 3, "")
+    assert (pair.model, pair.model_b, pair.label) == ("gpt-4.1", "claude-3", "A")
+    assert (mcq.case_id, mcq.mcq, mcq.criterion) == ("LC-7", 2, None)
+    assert (axis.field_key, axis.round) == ("axis:Patient safety", 2)
+    # Internal keys still work in the same file format.
+    assert O.parse_physician_labels(LABELS_CSV.encode(), "labels.csv", dataset_keys=True).issues == []
+
+
+def test_physician_labels_keyed_by_case_id_refused_with_located_errors() -> None:
+    bad = (
+        "item_key,case_id,model,model_b,rater,task,field,criterion,mcq,axis,label\n"
+        "response:5,MDB-1,,,dr-a,grader-reliability,,1,,,met\n"        # 2: both keys
+        ",,,,dr-a,narrative-quality,,,,,2\n"                            # 3: no item at all
+        ",MDB-1,,claude-3,dr-a,pairwise-preference,,,,,A\n"             # 4: model_b without model
+        ",MDB-1,gpt-4.1,,dr-a,grader-reliability,,0,,,met\n"            # 5: criterion 0
+        ",MDB-1,gpt-4.1,,dr-a,grader-reliability,criterion:9,2,,,met\n"  # 6: field and criterion
+        ",MDB-1,gpt-4.1,,dr-a,grader-reliability,,2,1,,met\n"           # 7: criterion and mcq
+        ",MDB-1,gpt-4.1,,dr-a,grader-reliability,,2.5,,,met\n"          # 8: not a whole number
+        ",MDB-1,gpt-4.1,,dr-a,grader-reliability,,3,,,met\n"
+        ",MDB-1,gpt-4.1,,dr-a,grader-reliability,,3,,,not_met\n"        # 10: duplicate of 9
+        "response:5,,gpt-4.1,,dr-a,grader-reliability,,,,,met\n"        # 11: model with an item_key
+        ",MDB-1,gpt-4.1,gpt-4.1,dr-a,pairwise-preference,,,,,A\n"       # 12: a pair of one model
+    )
+    res = O.parse_physician_labels(bad.encode(), "labels.csv", dataset_keys=True)
+    assert where(res) == [(2, "case_id"), (3, "case_id"), (4, "model"), (5, "criterion"), (6, "criterion"),
+                          (7, "mcq"), (8, "criterion"), (10, "label"), (11, "model"), (12, "model_b")]
+    assert all(e.file == "labels.csv" for e in res.issues)
+    messages = {e.record: e.message for e in res.issues}
+    assert "not both" in messages[2] and "case id" in messages[3] and "first seen at record 9" in messages[10]
+
+
+def test_a_labels_csv_without_an_item_column_is_refused_as_a_whole() -> None:
+    res = O.parse_physician_labels(b"rater,task,label\ndr-a,narrative-quality,2\n", "labels.csv", dataset_keys=True)
+    assert [(e.record, e.message) for e in res.issues] == [(1, "missing column(s): case_id or item_key")]
+    # Without dataset keys (what the importer asks for today) the study's item key stays required.
+    res = O.parse_physician_labels(DATASET_KEYED_CSV.encode(), "labels.csv")
+    assert [(e.record, e.message) for e in res.issues] == [(1, "missing column(s): item_key")]
+
+
+def test_physician_labels_keyed_by_case_id_in_json_lines() -> None:
+    rows = [
+        {"case_id": 17, "model": "gpt-4.1", "rater": "dr-a", "task": "grader-reliability", "criterion": 2,
+         "label": "met"},
+        {"case_id": "q9", "rater": "dr-a", "task": "narrative-quality", "label": 2, "axis": ""},
+    ]
+    res = O.parse_physician_labels(jsonl(rows), "labels.jsonl", dataset_keys=True)
+    assert [(r.case_id, r.criterion) for r in res.rows] == [("17", 2)]
+    assert where(res) == [(2, "axis")]

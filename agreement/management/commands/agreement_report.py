@@ -32,9 +32,14 @@ class Command(BaseCommand):
         parser.add_argument("--filter", action="append", default=[], metavar="STRATUM=VALUE",
                             help=f"Keep one stratum value, e.g. language=en ({', '.join(STRATA)})")
         parser.add_argument("--stratify-by", choices=list(STRATA), default="")
-        parser.add_argument("--group-by", choices=["rank"], default="")
+        parser.add_argument("--group-by", choices=["rank", "study"], default="",
+                            help="Expert groups: rank, or the study's groups A / B (used anyway when it has any)")
         parser.add_argument("--group-a", default="", help="Expert group A: comma-separated pseudonyms")
         parser.add_argument("--group-b", default="", help="Expert group B: comma-separated pseudonyms")
+        parser.add_argument("--tau", type=int, default=0, help="CACS@tau / Pass@tau threshold (default: calibrated "
+                            "from --tau-model, or 10 of 30 scaled)")
+        parser.add_argument("--tau-model", default="", help="Model name of physician-written responses: tau is "
+                            "calibrated from the physicians' decisions on them (ClinConsensus 4.3)")
 
     def handle(self, *args: Any, **options: Any) -> None:
         if not Study.objects.filter(pk=options["study"]).exists():
@@ -51,6 +56,7 @@ class Command(BaseCommand):
                 graders=tuple(options["grader"]), filters=tuple(filters), stratify_by=options["stratify_by"],
                 group_by=options["group_by"],
                 group_a=split_pseudonyms(options["group_a"]), group_b=split_pseudonyms(options["group_b"]),
+                tau=options["tau"], tau_model=options["tau_model"].strip(),
             )
             report = build_report(selection)
         except ValueError as exc:

@@ -97,7 +97,10 @@ def coverage_table(per: pd.DataFrame, *, tau: int, by: Sequence[str] = ("model",
 class TauCalibration:
     """tau = the rounded mean of physician-response rubric hits (half up), at least 1.
 
-    ``hit_rate`` = total hits / total decisions; ``distribution`` maps hits -> responses.
+    A response's hits are its physicians' decisions that the response met, over their decisions,
+    times its number of criteria (with one physician per criterion: the criteria they judged met).
+    ``n_decisions`` / ``n_hits`` count every decision; ``hit_rate`` = ``n_hits / n_decisions``;
+    ``distribution`` maps hits -> responses.
     """
 
     tau: int | None
@@ -109,25 +112,41 @@ class TauCalibration:
     n_responses: int
     n_decisions: int
     n_hits: int
-    distribution: dict[int, int] = field(default_factory=dict)
+    distribution: dict[float, int] = field(default_factory=dict)
     reason: str | None = None
 
 
-def calibrate_tau(hits: Any, n_criteria: Any) -> TauCalibration:
-    """ClinConsensus Sec. 4.3: from the hits of physician-written responses (10.19/30 -> tau = 10)."""
+def calibrate_tau(hits: Any, n_criteria: Any, decisions: Any = None) -> TauCalibration:
+    """ClinConsensus Sec. 4.3: tau from the physicians' decisions on physician-written responses.
+
+    Per response: ``hits`` met decisions out of ``decisions`` (default ``n_criteria``: one decision
+    per criterion), over ``n_criteria`` criteria. Its rubric-hit score is ``hits / decisions *
+    n_criteria`` (two physicians each judging 9 of 30 met score 9, whichever criteria they chose);
+    tau is the mean over responses rounded half up. The paper: 2,904 of 8,550 decisions met over
+    285 responses of 30 criteria, 10.19 per response -> tau = 10.
+    """
     h = np.asarray(hits, dtype=float).reshape(-1)
     n = np.broadcast_to(np.asarray(n_criteria, dtype=float), h.shape)
+    d = n if decisions is None else np.broadcast_to(np.asarray(decisions, dtype=float), h.shape)
     if h.size == 0:
         return TauCalibration(None, None, None, None, None, None, 0, 0, 0, {}, "no physician-written responses")
-    mean = float(h.mean())
-    q1, med, q3 = (float(v) for v in np.percentile(h, [25, 50, 75]))
-    values, counts = np.unique(h.astype(int), return_counts=True)
-    total_n, total_h = int(n.sum()), int(h.sum())
+    if (d <= 0).any() or (h > d).any() or (h < 0).any():
+        raise ValueError("every response needs at least one decision, and 0 <= hits <= decisions")
+    score = h / d * n
+    mean = float(score.mean())
+    q1, med, q3 = (float(v) for v in np.percentile(score, [25, 50, 75]))
+    values, counts = np.unique(np.round(score, 2), return_counts=True)
+    total_d, total_h = int(d.sum()), int(h.sum())
     return TauCalibration(
         tau=max(1, math.floor(mean + 0.5)), mean=mean, median=med, q1=q1, q3=q3,
-        hit_rate=total_h / total_n if total_n else None, n_responses=int(h.size), n_decisions=total_n,
-        n_hits=total_h, distribution={int(v): int(c) for v, c in zip(values, counts, strict=True)},
+        hit_rate=total_h / total_d, n_responses=int(h.size), n_decisions=total_d, n_hits=total_h,
+        distribution={_plain(v): int(c) for v, c in zip(values, counts, strict=True)},
     )
+
+
+def _plain(value: float) -> float | int:
+    """9.0 -> 9 (hits are whole with one physician per criterion), 9.5 stays 9.5."""
+    return int(value) if float(value).is_integer() else float(value)
 
 
 # ---------------------------------------------------------------------------

@@ -5,6 +5,11 @@ of rubric hits: criteria with positive points judged met (invalid or failed grad
 not met; a physicians' tie counts as not met). From the hits: Rubric Accuracy, Pass@tau and
 CACS@tau per model (`agreement.metrics.rubrics.coverage`), tau given, calibrated from physician-written
 responses imported as a model, or scaled from the paper's 10 of 30.
+
+Calibration follows ClinConsensus Sec. 4.3 to the letter: it counts the physicians' decisions on
+the physician-written responses themselves (met decisions over decisions per response, times its
+criteria), never a per-criterion consensus, so a 1-1 split between two physicians counts as half
+a hit rather than as not met.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from agreement.metrics.rubrics import coverage as C
-from agreement.reports.arrays import human_matrix
+from agreement.reports.arrays import HumanMatrix, human_matrix
 from agreement.reports.base import CONSENSUS, LabelData, Table, _run_label
 from agreement.selectors import Selection
 
@@ -38,34 +43,57 @@ def _grader_hits(data: LabelData) -> dict[str, pd.DataFrame]:
     return out
 
 
-def _physician_hits(data: LabelData) -> pd.DataFrame:
-    """Per response: criteria (positive points) the physicians' majority judged met; ties not met."""
+def _pair_counts(data: LabelData) -> tuple[HumanMatrix, np.ndarray, np.ndarray]:
+    """(human matrix, met decisions per pair, decisions per pair)."""
     hm = human_matrix(data)
-    if hm.n_pairs == 0:
-        return pd.DataFrame(columns=["model", "response", "hits", "n_criteria"])
     labelled = ~np.isnan(hm.rows_met)
     met = np.bincount(hm.rows_pair[labelled & (hm.rows_met == 1)], minlength=hm.n_pairs)
-    notmet = np.bincount(hm.rows_pair[labelled & (hm.rows_met == 0)], minlength=hm.n_pairs)
-    rated = (met + notmet) > 0
-    keep = rated & (hm.points > 0)
-    frame = pd.DataFrame({
-        "model": hm.model[keep], "response": hm.response[keep], "hits": (met > notmet)[keep].astype(np.int64),
-        "n_criteria": 1,
-    })
-    return frame.groupby(["model", "response"], sort=True)[["hits", "n_criteria"]].sum().reset_index()
+    decisions = np.bincount(hm.rows_pair[labelled], minlength=hm.n_pairs)
+    return hm, met, decisions
 
 
-def _tau(selection: Selection, physicians: pd.DataFrame, scorers: dict[str, pd.DataFrame]) -> tuple[int, str, Any]:
+def _per_response(hm: HumanMatrix, keep: np.ndarray, **columns: np.ndarray) -> pd.DataFrame:
+    """Sum per-pair columns over each response's kept pairs (criteria with positive points, judged)."""
+    frame = pd.DataFrame({"model": hm.model[keep], "response": hm.response[keep],
+                          **{k: v[keep] for k, v in columns.items()}, "n_criteria": 1})
+    return frame.groupby(["model", "response"], sort=True)[[*columns, "n_criteria"]].sum().reset_index()
+
+
+def _physician_hits(data: LabelData) -> pd.DataFrame:
+    """Per response: criteria (positive points) the physicians' majority judged met; ties not met."""
+    hm, met, decisions = _pair_counts(data)
+    if hm.n_pairs == 0:
+        return pd.DataFrame(columns=["model", "response", "hits", "n_criteria"])
+    keep = (decisions > 0) & (hm.points > 0)
+    return _per_response(hm, keep, hits=(2 * met > decisions).astype(np.int64))
+
+
+def physician_decisions(data: LabelData) -> pd.DataFrame:
+    """Per response: the physicians' met decisions, all their decisions and the criteria they judged.
+
+    Criteria with positive points only (like the hits of every scorer); each rating counts once.
+    """
+    hm, met, decisions = _pair_counts(data)
+    if hm.n_pairs == 0:
+        return pd.DataFrame(columns=["model", "response", "met", "decisions", "n_criteria"])
+    keep = (decisions > 0) & (hm.points > 0)
+    return _per_response(hm, keep, met=met, decisions=decisions)
+
+
+def _tau(selection: Selection, data: LabelData, scorers: dict[str, pd.DataFrame]) -> tuple[int, str, Any]:
     """(tau, how it was chosen, calibration or None)."""
     given = selection.tau
     calibration_model = selection.tau_model
     if given:
         return int(given), "given", None
     if calibration_model:
-        cal_rows = physicians[physicians["model"] == calibration_model]
-        cal = C.calibrate_tau(cal_rows["hits"].to_numpy(), cal_rows["n_criteria"].to_numpy())
+        decided = physician_decisions(data)
+        cal_rows = decided[decided["model"] == calibration_model]
+        cal = C.calibrate_tau(cal_rows["met"].to_numpy(), cal_rows["n_criteria"].to_numpy(),
+                              cal_rows["decisions"].to_numpy())
         if cal.tau is not None:
-            return cal.tau, f"calibrated from the physicians' labels on {calibration_model!r} (rounded mean hits)", cal
+            return cal.tau, (f"calibrated from the physicians' decisions on {calibration_model!r}: met decisions "
+                             "over decisions per response, times its criteria, averaged and rounded"), cal
         scaled, how, _ = _scaled(scorers)
         return scaled, f"{how}: no physician labels on {calibration_model!r} to calibrate from", cal
     return _scaled(scorers)
@@ -78,9 +106,9 @@ def _scaled(scorers: dict[str, pd.DataFrame]) -> tuple[int, str, None]:
     return tau, f"scaled from ClinConsensus' 10 of 30 to the median {median_n:g} criteria per response", None
 
 
-def _scorers(data: LabelData) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
+def _scorers(data: LabelData) -> dict[str, pd.DataFrame]:
     physicians = _physician_hits(data)
-    return physicians, {**({CONSENSUS: physicians} if len(physicians) else {}), **_grader_hits(data)}
+    return {**({CONSENSUS: physicians} if len(physicians) else {}), **_grader_hits(data)}
 
 
 TauChoice = tuple[int, str, Any]
@@ -91,15 +119,15 @@ def coverage_tau(data: LabelData, selection: Selection) -> TauChoice | None:
 
     Chosen once and kept for every stratum (ClinConsensus: one tau across difficulty strata).
     """
-    physicians, scorers = _scorers(data)
-    return _tau(selection, physicians, scorers) if scorers else None
+    scorers = _scorers(data)
+    return _tau(selection, data, scorers) if scorers else None
 
 
 def coverage_tables(data: LabelData, selection: Selection, choice: TauChoice | None = None) -> list[Table]:
-    physicians, scorers = _scorers(data)
+    scorers = _scorers(data)
     if not scorers:
         return []
-    tau, how, cal = choice if choice is not None else _tau(selection, physicians, scorers)
+    tau, how, cal = choice if choice is not None else _tau(selection, data, scorers)
     calibration_model = selection.tau_model
     rows = []
     for name, per in scorers.items():
@@ -147,10 +175,16 @@ def _calibration_tables(cal: C.TauCalibration, model: str) -> list[Table]:
     dist = pd.DataFrame({"hits": list(cal.distribution), "responses": list(cal.distribution.values())})
     return [
         Table("tau_calibration", "Threshold calibrated from physician-written responses (ClinConsensus 4.3)",
-              summary, "tau = the rounded (half up) mean of the rubric hits of the physician-written responses, "
-                       "judged by the physicians; ClinConsensus: 10.19 of 30 -> tau = 10."),
+              summary, "A response's hits = the physicians' met decisions on it over their decisions, times its "
+                       "criteria (positive points); tau = the rounded (half up) mean over the physician-written "
+                       "responses; hit rate = met decisions / decisions. ClinConsensus: 2,904 of 8,550 decisions, "
+                       "10.19 of 30 -> tau = 10."),
         Table("tau_distribution", "Rubric hits of the physician-written responses", dist),
     ]
+
+
+STABILITY_COLUMNS = ["scorer_a", "scorer_b", "n_models", "spearman", "spearman_p", "kendall", "kendall_p",
+                     "top3_overlap", "top5_overlap", "mean_abs_diff_pp"]
 
 
 def _stability_table(scorers: dict[str, pd.DataFrame], tau: int, exclude_model: str) -> list[Table]:
@@ -168,9 +202,11 @@ def _stability_table(scorers: dict[str, pd.DataFrame], tau: int, exclude_model: 
             s = C.ranking_stability(cacs[names[i]], cacs[names[k]])
             rows.append({
                 "scorer_a": names[i], "scorer_b": names[k], "n_models": s.n_models, "spearman": s.spearman,
-                "kendall": s.kendall, "top3_overlap": f"{s.top3}/{s.top3_of}" if s.top3_of else None,
+                "spearman_p": s.spearman_p, "kendall": s.kendall, "kendall_p": s.kendall_p,
+                "top3_overlap": f"{s.top3}/{s.top3_of}" if s.top3_of else None,
                 "top5_overlap": f"{s.top5}/{s.top5_of}" if s.top5_of else None,
                 "mean_abs_diff_pp": s.mean_abs_diff * 100 if s.mean_abs_diff is not None else None,
             })
     return [Table("ranking_stability_cacs", f"Ranking stability between scorers on CACS@{tau} (ClinConsensus Table 15)",
-                  pd.DataFrame(rows), "Models ranked by CACS; mean absolute difference in percentage points.")]
+                  pd.DataFrame(rows, columns=STABILITY_COLUMNS), "Models ranked by CACS; Spearman and Kendall tau-b with two-sided p (scipy); "
+                                      "mean absolute difference in percentage points.")]

@@ -88,9 +88,26 @@ def _task_order(data: LabelData) -> list[str]:
     return sorted(present, key=lambda slug: (data.scales[slug].order if slug in data.scales else 1 << 30, slug))
 
 
+#: A met / not met scale reports the share of "met" as a positive rate (ClinConsensus, HealthBench),
+#: not as an approval: "met" on a penalty criterion means the response made the error.
+MET_NOT_MET = frozenset({"met", "not_met"})
+
+
+def positive_category(scale: TaskScale | None) -> str | None:
+    """The category whose share is the task's positive rate ("met"), or None for other scales."""
+    return "met" if scale is not None and set(scale.categories) == MET_NOT_MET else None
+
+
+def _rate_rows(kind: str, slug: str, sub: pd.DataFrame, hits: pd.Series, data: LabelData) -> list[dict[str, Any]]:
+    by_rater = hits.groupby(sub["rater"]).agg(["mean", "size"])
+    return [{"task": slug, "rater": data.pseudonym(rater_id), "n_labels": int(rec["size"]), kind: float(rec["mean"])}
+            for rater_id, rec in by_rater.iterrows()]
+
+
 def data_quality_tables(data: LabelData) -> list[Table]:
     rows: list[dict[str, Any]] = []
     approval_rows: list[dict[str, Any]] = []
+    positive_rows: list[dict[str, Any]] = []
     per_rater_rows: list[dict[str, Any]] = []
     for slug in _task_order(data):
         codes, tasks = task_codes(data)
@@ -101,8 +118,10 @@ def data_quality_tables(data: LabelData) -> list[Table]:
         ac1 = metrics.gwet_ac1(matrix, q)
         fleiss = metrics.fleiss_kappa(matrix, q)
         pa = metrics.percent_agreement(matrix, q)
-        approving = scale.approving if scale else frozenset()
+        positive = positive_category(scale)
+        approving = scale.approving if scale and positive is None else frozenset()
         approves = sub["label"].isin(approving) if approving else None
+        positives = (sub["label"] == positive) if positive else None
         rows.append({
             "task": slug,
             "task_name": scale.name if scale else slug,
@@ -112,6 +131,7 @@ def data_quality_tables(data: LabelData) -> list[Table]:
             "n_raters": int(rater_ids.size),
             "n_ratings": int(len(sub)),
             "approval_rate": float(approves.mean()) if approves is not None and len(sub) else None,
+            "positive_rate": float(positives.mean()) if positives is not None and len(sub) else None,
             "percent_agreement": pa.value,
             **_result_cells("ac1", ac1),
             "fleiss_kappa": fleiss.value,
@@ -120,18 +140,13 @@ def data_quality_tables(data: LabelData) -> list[Table]:
             "reason": ac1.reason or "",
         })
         if approves is not None:
-            by_rater = approves.groupby(sub["rater"]).agg(["mean", "size"])
-            for rater_id, rec in by_rater.iterrows():
-                approval_rows.append({
-                    "task": slug,
-                    "rater": data.pseudonym(rater_id),
-                    "n_labels": int(rec["size"]),
-                    "approval_rate": float(rec["mean"]),
-                })
+            approval_rows.extend(_rate_rows("approval_rate", slug, sub, approves, data))
+        if positives is not None:
+            positive_rows.extend(_rate_rows("positive_rate", slug, sub, positives, data))
         per_rater_rows.extend(_per_rater_rows(data, slug, matrix, column, cats, rater_ids))
     dq = pd.DataFrame(rows, columns=[
         "task", "task_name", "categories", "n_subjects", "n_paired", "n_raters", "n_ratings", "approval_rate",
-        "percent_agreement", "ac1", "ac1_se", "ac1_ci_low", "ac1_ci_high", "ac1_p", "fleiss_kappa",
+        "positive_rate", "percent_agreement", "ac1", "ac1_se", "ac1_ci_low", "ac1_ci_high", "ac1_p", "fleiss_kappa",
         "fleiss_kappa_se", "unknown_labels", "reason",
     ])
     tables = []
@@ -153,6 +168,10 @@ def data_quality_tables(data: LabelData) -> list[Table]:
                  "Approval = a label in the scale's approving categories; on the 0-2 scales a score >= 1 "
                  "(LiveMedBench). Scales without approving categories (Likert, pairwise) are not listed.")]
           if len(approvals) else []),
+        *([Table("positive_rate", "Positive rate per rater (met / not met)", pd.DataFrame(
+            positive_rows, columns=["task", "rater", "n_labels", "positive_rate"]),
+            "Positive rate = the share of the rater's labels that are 'met' (for a penalty criterion, 'met' "
+            "means the response made the error); not an approval.")] if positive_rows else []),
         Table("per_rater", "Each rater against the others", pd.DataFrame(per_rater_rows, columns=[
             "task", "rater", "n_labels", "n_shared", "agreement_with_others", "ac1_vs_others_majority",
             "macro_f1_vs_others_majority", "ac1_without_rater",

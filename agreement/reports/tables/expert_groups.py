@@ -15,14 +15,26 @@ from agreement.selectors import (
 )
 
 
-def _groups(data: LabelData, selection: Selection, hm: HumanMatrix) -> tuple[str, str, np.ndarray, np.ndarray] | None:
+def designed_groups(selection: Selection) -> dict[int, str] | None:
+    """The study's own groups (rater id -> "A" / "B") when the report would use them, else None.
+
+    Read once per report (strata reuse it). Explicit pseudonyms and `group_by=rank` win; otherwise a
+    study that put its raters in groups gets the group tables without being asked.
+    """
+    if (selection.group_a and selection.group_b) or selection.group_by == "rank" or selection.study_id is None:
+        return None
+    return study_rater_groups(selection.study_id)
+
+
+def _groups(
+    data: LabelData, selection: Selection, hm: HumanMatrix, designed: dict[int, str] | None,
+) -> tuple[str, str, np.ndarray, np.ndarray] | None:
     """Rater-column masks of the two expert groups, or None when no grouping applies."""
     if selection.group_a and selection.group_b:
         a_ids = set(rater_ids_for_pseudonyms(selection.group_a))
         b_ids = set(rater_ids_for_pseudonyms(selection.group_b))
         names = ("Group A", "Group B")
-    elif selection.group_by == "study" and selection.study_id is not None:
-        designed = study_rater_groups(selection.study_id)
+    elif designed or (designed is not None and selection.group_by == "study"):
         a_ids = {uid for uid, g in designed.items() if g == "A"}
         b_ids = {uid for uid, g in designed.items() if g == "B"}
         names = ("group A by study design", "group B by study design")
@@ -45,9 +57,21 @@ def group_labels(hm: HumanMatrix, mask: np.ndarray) -> np.ndarray:
     return np.where(met > notmet, 1.0, np.where(notmet > met, 0.0, np.nan))
 
 
-def expert_group_tables(data: LabelData, selection: Selection) -> list[Table]:
+def decision_rate(hm: HumanMatrix, mask: np.ndarray, pairs: np.ndarray) -> float | None:
+    """Met decisions / decisions of the group's raters (`mask` over rater columns) on `pairs` (bool per pair).
+
+    Every rating counts, as in the tau calibration's hit rate; a majority would hide split decisions.
+    """
+    rows = mask[hm.rows_rater] & pairs[hm.rows_pair] & ~np.isnan(hm.rows_met)
+    return float(hm.rows_met[rows].mean()) if rows.any() else None
+
+
+def expert_group_tables(
+    data: LabelData, selection: Selection, designed: dict[int, str] | None = None,
+) -> list[Table]:
+    """ClinConsensus Tables 3-4 for the selection's groups; `designed`: `designed_groups(selection)`."""
     hm = human_matrix(data)
-    groups = _groups(data, selection, hm)
+    groups = _groups(data, selection, hm, designed)
     if groups is None or hm.n_pairs == 0:
         return []
     name_a, name_b, mask_a, mask_b = groups
@@ -55,10 +79,11 @@ def expert_group_tables(data: LabelData, selection: Selection) -> list[Table]:
     both = ~np.isnan(ga) & ~np.isnan(gb)
     cell = np.where(both, 2 * np.nan_to_num(ga) + np.nan_to_num(gb), -1).astype(np.int64)
     rows = []
-    scopes: list[tuple[str, np.ndarray]] = [("All models", both)]
+    scopes: list[tuple[str, np.ndarray]] = [("All models", np.ones(hm.n_pairs, bool))]
     for model in sorted({m for m in hm.model if m is not None}):
-        scopes.append((model, both & (hm.model == model)))
-    for scope, mask in scopes:
+        scopes.append((model, hm.model == model))
+    for scope, pairs in scopes:
+        mask = both & pairs
         res = metrics.macro_f1(ga[mask], gb[mask])
         # Case level: one confusion table per response, all at once.
         codes = hm.response_code[mask] * 4 + cell[mask]
@@ -68,8 +93,8 @@ def expert_group_tables(data: LabelData, selection: Selection) -> list[Table]:
         defined = case[~np.isnan(case)]
         rows.append({
             "scope": scope, "n_decisions": int(mask.sum()), "macro_f1": res.value,
-            "positive_rate_a": float(ga[mask].mean()) if mask.any() else None,
-            "positive_rate_b": float(gb[mask].mean()) if mask.any() else None,
+            "positive_rate_a": decision_rate(hm, mask_a, pairs),
+            "positive_rate_b": decision_rate(hm, mask_b, pairs),
             "n_cases": int(present.sum()), "n_cases_undefined": int(np.isnan(case).sum()),
             "case_mf1_median": float(np.median(defined)) if defined.size else None,
             "case_mf1_q1": float(np.quantile(defined, 0.25)) if defined.size else None,
@@ -88,7 +113,8 @@ def expert_group_tables(data: LabelData, selection: Selection) -> list[Table]:
             "positive_rate": g.n_met / g.n_decisions if g.n_decisions else None, "n_invalid": g.n_invalid,
         })
     note = (f"Group A = {name_a} ({int(mask_a.sum())} raters), group B = {name_b} ({int(mask_b.sum())} raters); "
-            "group A is the reference.")
+            "group A is the reference. Positive rate = the group's met decisions / its decisions on the scope's "
+            "criteria (every rating counted, like the tau calibration's hit rate).")
     return [
         Table("expert_groups", "Agreement between expert groups (ClinConsensus 6.1, Table 3)", group_table, note),
         Table("grader_vs_groups", "Each grader against each expert group (ClinConsensus Table 4)", pd.DataFrame(

@@ -222,10 +222,17 @@ def _rating_rows(name: str, res: J.RatingResult, m: pd.DataFrame, table: J.Match
     return sorted(rows, key=lambda r: -(r["rating"] if r["rating"] is not None else -1e18))
 
 
-def medic_tables(data: LabelData, human_pairwise: pd.DataFrame | None = None) -> list[Table]:
-    """Every MEDIC table the selection's labels allow (none for a study without Likert or pairwise data)."""
+def likert_tables(data: LabelData) -> list[Table]:
+    """MEDIC's Likert tables: judge scores per axis, judge minus clinician, clinicians' AC2."""
+    return [*judge_axis_table(data), *judge_vs_clinician_table(data), *clinician_ac2_table(data)]
+
+
+def medic_tables(
+    data: LabelData, human_pairwise: pd.DataFrame | None = None, *, likert: bool = True, pairwise: bool = True,
+) -> list[Table]:
+    """Every MEDIC table the selection's labels allow (none for a study without Likert or pairwise data).
+
+    `likert` / `pairwise` False leave that family out (a study whose tasks are not of that kind).
+    """
     human = human_pairwise if human_pairwise is not None else pd.DataFrame()
-    return [
-        *judge_axis_table(data), *judge_vs_clinician_table(data), *clinician_ac2_table(data),
-        *pairwise_tables(data, human),
-    ]
+    return [*(likert_tables(data) if likert else []), *(pairwise_tables(data, human) if pairwise else [])]
