@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "agreement",
     "graders",
     "demo",
+    "medreview",  # the platform: system checks (catalogues compiled) and `compile_catalogues`
 ]
 # Test and development doubles (the fake OpenAI endpoint command): tests and `dev.py demo` turn them on.
 if env_bool("MEDREVIEW_DEV_TOOLS", default=False):
@@ -136,6 +137,8 @@ LANGUAGE_CODE = "en"
 # browser falls back to zh-Hans through Django's language fallbacks.
 LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
+# Dates and numbers as each language's readers write them (medreview/formats: 11月25日 22:09).
+FORMAT_MODULE_PATH = ["medreview.formats"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
