@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from django.utils.translation import gettext as _
 
 from agreement import metrics
 from agreement.reports.base import PAPER_LAYOUT_MAX_RATERS, LabelData, Table, _rows, task_codes
@@ -31,7 +32,7 @@ def _subjects_and_slots(
         field_codes, field_values = pd.factorize(field_key, sort=False, use_na_sentinel=False)
     items, item_codes = np.unique(item, return_inverse=True)
     key = item_codes.reshape(-1).astype(np.int64) * max(len(field_values), 1) + field_codes
-    subject, _ = pd.factorize(key, sort=False)
+    subject, _keys = pd.factorize(key, sort=False)
     subject = np.asarray(subject, dtype=np.int64)
     order = np.argsort(subject, kind="stable")
     ordered = subject[order]
@@ -106,7 +107,7 @@ def data_quality_tables(data: LabelData) -> list[Table]:
         rows.append({
             "task": slug,
             "task_name": scale.name if scale else slug,
-            "categories": " / ".join(cats),
+            "categories": " / ".join(scale.labels if scale and len(scale.labels) == len(cats) else cats),
             "n_subjects": ac1.n_subjects,
             "n_paired": ac1.n_paired,
             "n_raters": int(rater_ids.size),
@@ -124,18 +125,20 @@ def data_quality_tables(data: LabelData) -> list[Table]:
             for rater_id, rec in by_rater.iterrows():
                 approval_rows.append({
                     "task": slug,
+                    "task_name": scale.name if scale else slug,
                     "rater": data.pseudonym(rater_id),
                     "n_labels": int(rec["size"]),
                     "approval_rate": float(rec["mean"]),
                 })
-        per_rater_rows.extend(_per_rater_rows(data, slug, matrix, column, cats, rater_ids))
+        per_rater_rows.extend({**row, "task_name": scale.name if scale else slug}
+                              for row in _per_rater_rows(data, slug, matrix, column, cats, rater_ids))
     dq = pd.DataFrame(rows, columns=[
         "task", "task_name", "categories", "n_subjects", "n_paired", "n_raters", "n_ratings", "approval_rate",
         "percent_agreement", "ac1", "ac1_se", "ac1_ci_low", "ac1_ci_high", "ac1_p", "fleiss_kappa",
         "fleiss_kappa_se", "unknown_labels", "reason",
     ])
     tables = []
-    approvals = pd.DataFrame(approval_rows, columns=["task", "rater", "n_labels", "approval_rate"])
+    approvals = pd.DataFrame(approval_rows, columns=["task", "task_name", "rater", "n_labels", "approval_rate"])
     if len(approvals) and approvals["rater"].nunique() <= PAPER_LAYOUT_MAX_RATERS:
         # The paper's layout: one approval column per rater, AC1 last.
         wide = approvals.pivot(index="task", columns="rater", values="approval_rate")
@@ -143,19 +146,21 @@ def data_quality_tables(data: LabelData) -> list[Table]:
         paper = dq[["task", "task_name"]].merge(wide, left_on="task", right_index=True, how="left")
         paper["ac1"] = dq["ac1"].to_numpy()
         paper = paper[paper["task"].isin(approvals["task"].unique())]  # no approval, no Table 1 row
-        tables.append(Table("table1", "Physician assessment of data quality (LiveMedBench Table 1 layout)",
-                            paper.drop(columns=["task"]), "Approval rate of each rater (a score >= 1 approves on "
-                            "the 0-2 scales, as in the paper), then Gwet's AC1."))
+        tables.append(Table("table1", _("Physician assessment of data quality (LiveMedBench Table 1 layout)"),
+                            paper.drop(columns=["task"]), _("Approval rate of each rater (a score ≥ 1 approves on "
+                                                            "the 0-2 scales, as in the paper), then Gwet's AC1.")))
     return tables + [
-        Table("data_quality", "Data quality: agreement per task (LiveMedBench Table 1)", dq,
-              "AC1 and Fleiss' kappa on the same first-round ratings; n_paired = subjects with two or more ratings."),
-        *([Table("approval", "Approval rate per rater", approvals,
-                 "Approval = a label in the scale's approving categories; on the 0-2 scales a score >= 1 "
-                 "(LiveMedBench). Scales without approving categories (Likert, pairwise) are not listed.")]
+        Table("data_quality", _("Data quality: agreement per task (LiveMedBench Table 1)"), dq,
+              _("AC1 and Fleiss' kappa on the same first-round ratings, over the subjects with two or more "
+                "ratings.")),
+        *([Table("approval", _("Approval rate per rater"), approvals,
+                 _("Approval = a label in the scale's approving categories; on the 0-2 scales a score ≥ 1 "
+                   "(LiveMedBench). Scales without approving categories (Likert, pairwise) are not listed."))]
           if len(approvals) else []),
-        Table("per_rater", "Each rater against the others", pd.DataFrame(per_rater_rows, columns=[
-            "task", "rater", "n_labels", "n_shared", "agreement_with_others", "ac1_vs_others_majority",
+        Table("per_rater", _("Each rater against the others"), pd.DataFrame(per_rater_rows, columns=[
+            "task", "task_name", "rater", "n_labels", "n_shared", "agreement_with_others", "ac1_vs_others_majority",
             "macro_f1_vs_others_majority", "ac1_without_rater",
-        ]), "Agreement with others = share of agreeing label pairs that involve the rater; the others' majority "
-            "drops ties; 'AC1 without rater' is the task's AC1 when this rater is left out (an outlier raises it)."),
+        ]), _("Agreement with others = share of agreeing label pairs that involve the rater; the others' majority "
+              "drops ties; “AC1 without this rater” is the task's AC1 when this rater is left out (an outlier "
+              "raises it).")),
     ]
