@@ -30,10 +30,13 @@ class Catalogue:
         return ""
 
 
+#: The language the interface is written in: its text is the msgids, so it needs no catalogue.
+SOURCE_LANGUAGE = "en"
+
+
 def translated_languages() -> list[str]:
-    """Every interface language except the one the code is written in (English needs no catalogue)."""
-    source = settings.LANGUAGE_CODE.split("-")[0]
-    return [code for code, _name in settings.LANGUAGES if code.split("-")[0] != source]
+    """Every interface language except the one the code is written in."""
+    return [code for code, _name in settings.LANGUAGES if code.split("-")[0] != SOURCE_LANGUAGE]
 
 
 def catalogues(language: str) -> list[Catalogue]:

@@ -4,9 +4,9 @@ words of an import report in the reader's language."""
 from typing import Any
 
 from django import template
-from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext, pgettext_lazy
+from django.utils.translation import gettext_lazy, pgettext_lazy
 
+from cases.counts import counts_summary, created_label, thing_label
 from medreview.safe_html import http_url, markdown_to_safe_html
 
 register = template.Library()
@@ -29,42 +29,9 @@ def table_markdown(table: Any) -> str:
     return ""
 
 
-COUNT_LABELS = {
-    "cases": gettext_lazy("New cases"), "revisions": gettext_lazy("New revisions of existing cases"),
-    "criteria": gettext_lazy("Rubric criteria"), "question_sets": gettext_lazy("Question sets"),
-    "mcqs": gettext_lazy("MCQs"), "responses": gettext_lazy("Model responses"),
-    "grader_decisions": gettext_lazy("Grader decisions"), "judge_scores": gettext_lazy("Judge scores"),
-    "pairwise_judgements": gettext_lazy("Pairwise verdicts"), "judgements": gettext_lazy("Judge verdicts"),
-}
-
-
-def _count_phrase(key: str, n: int) -> str:
-    """'8 new cases' with the plural the language needs; None for counts no page names."""
-    phrases = {
-        "cases": lambda: ngettext("%(n)s new case", "%(n)s new cases", n),
-        "revisions": lambda: ngettext("%(n)s new revision", "%(n)s new revisions", n),
-        "criteria": lambda: ngettext("%(n)s rubric criterion", "%(n)s rubric criteria", n),
-        "question_sets": lambda: ngettext("%(n)s question set", "%(n)s question sets", n),
-        "mcqs": lambda: ngettext("%(n)s MCQ", "%(n)s MCQs", n),
-        "responses": lambda: ngettext("%(n)s model response", "%(n)s model responses", n),
-        "grader_decisions": lambda: ngettext("%(n)s grader decision", "%(n)s grader decisions", n),
-    }
-    return phrases[key]() % {"n": n} if key in phrases else ""
-
-
-@register.filter(name="count_label")
-def count_label(key: str) -> str:
-    return str(COUNT_LABELS.get(key, key.replace("_", " ").capitalize()))
-
-
-@register.filter(name="counts_summary")
-def counts_summary(counts: Any) -> str:
-    """'8 new cases, 41 rubric criteria' from a release's counts; zero counts left out."""
-    if not isinstance(counts, dict):
-        return ""
-    parts = [_count_phrase(k, n) for k, n in counts.items() if n]
-    # Translators: joins the counts of an import, e.g. "8 new cases, 41 rubric criteria".
-    return _(", ").join(p for p in parts if p) or _("nothing new")
+register.filter("counts_summary", counts_summary)
+register.filter("created_label", created_label)
+register.filter("thing_label", thing_label)
 
 
 IMPORT_STATUS = {

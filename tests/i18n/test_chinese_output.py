@@ -6,12 +6,18 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import os
 import re
+import subprocess
+import sys
 import warnings
+from pathlib import Path
 
 import pytest
 from django.core import mail
+from django.core.management import call_command
 from django.template import Context, Template
+from django.test import override_settings
 from django.urls import reverse
 from django.utils import translation
 from django.utils.formats import date_format
@@ -28,6 +34,8 @@ from tests.agreement.builders import reliability_study
 from tests.conftest import login, make_user
 
 pytestmark = pytest.mark.django_db
+ROOT = Path(__file__).resolve().parents[2]
+DEMO = ROOT / "demo" / "data"
 WHEN = dt.datetime(2026, 11, 5, 22, 9, tzinfo=dt.UTC)
 
 
@@ -137,3 +145,24 @@ def test_names_keep_their_own_language_in_the_page_and_in_choices():
     html = UserTextSelect(choices=[("", "—"), (1, "Demo: pairwise preference"), (2, "心内科研究")]).render("study", 1)
     assert '<option value="1" selected lang="en">Demo: pairwise preference</option>' in html
     assert '<option value="2" lang="zh">心内科研究</option>' in html and '<option value="">—</option>' in html
+
+
+def test_commands_speak_the_deployments_language(tmp_path):
+    make_user("dr.wang", role=Role.PHYSICIAN)
+    out = io.StringIO()
+    with override_settings(LANGUAGE_CODE="zh-hans"):
+        translation.deactivate()  # as `manage.py` runs: no request, the deployment's language
+        call_command("accounts", "deactivate", "dr.wang", stdout=out)
+        call_command("import_cases", "generic", str(DEMO / "generic_cases.json"), "--dataset", "ClinConsensus",
+                     "--dry-run", stdout=out)
+    assert "已停用 dr.wang；其标注予以保留。" in out.getvalue()
+    assert "试导入 generic_cases.json 到 ClinConsensus generic_cases：4 个新病例、14 条评分标准" in out.getvalue()
+
+
+def test_an_unknown_interface_language_stops_every_command_with_one_line():
+    env = {**os.environ, "DEBUG": "1", "LANGUAGE_CODE": "fr"}
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    done = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert "LANGUAGE_CODE must be one of en, zh-hans, not 'fr'" in done.stderr

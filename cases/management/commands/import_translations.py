@@ -10,6 +10,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils.translation import gettext as _
 
 from cases.translations import parse_translation_file, translations_import
 
@@ -28,7 +29,7 @@ class Command(BaseCommand):
         try:
             data = path.read_bytes()
         except OSError as exc:
-            raise CommandError(f"{path}: cannot read the file: {exc.strerror}") from exc
+            raise CommandError(_("%(path)s: cannot read the file: %(error)s") % {"path": path, "error": exc.strerror}) from exc
         records, issues = parse_translation_file(data, path.name)
         try:
             if len(issues):
@@ -43,7 +44,7 @@ class Command(BaseCommand):
         if options["json"]:
             self.stdout.write(json.dumps(summary))
         else:
-            self.stdout.write(
-                f"{path.name}: {result.created} translations added, {result.unchanged} unchanged, "
-                f"{result.invalid} stored as invalid (empty or not in the stated language)."
-            )
+            self.stdout.write(_(
+                "%(file)s: %(created)s translations added, %(unchanged)s unchanged, %(invalid)s stored as invalid "
+                "(empty or not in the stated language).") % {"file": path.name, "created": result.created,
+                                                             "unchanged": result.unchanged, "invalid": result.invalid})
