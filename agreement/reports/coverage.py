@@ -129,7 +129,7 @@ def coverage_tables(data: LabelData, selection: Selection, choice: TauChoice | N
     if primary["model"].nunique() >= 2:
         sens = C.threshold_sensitivity(primary, tau=tau)
         sens.insert(0, "scorer", primary_name)
-        tables.append(Table("threshold_sensitivity", _("Sensitivity of the ranking to τ (ClinConsensus Table 10)"),
+        tables.append(Table("threshold_sensitivity", _("Sensitivity of the ranking to tau (ClinConsensus Table 10)"),
                             sens, _("Each metric's model ranking against that of CACS@%(tau)s: Spearman, Kendall, "
                                     "and how many of the top 3 / top 5 models it keeps (ties broken by model "
                                     "name).") % {"tau": tau}))
