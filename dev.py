@@ -83,7 +83,7 @@ def _child(*args: str, env: dict[str, str]) -> subprocess.Popen:
 def compile_translations() -> None:
     """locale/*/LC_MESSAGES/*.po -> .mo in pure Python (no GNU gettext needed): English and Chinese
     are served from a fresh clone."""
-    run(str(PY), "-m", "medreview.msgfmt", str(ROOT / "locale"))
+    run(str(PY), "-m", "medreview.i18n.msgfmt", str(ROOT / "locale"))
 
 
 def demo() -> None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
+from django.utils.translation import gettext as _
 
 from accounts.models import Rank, Role
 from medreview.text import split_values
@@ -50,9 +51,9 @@ class RowError:
     message: str
 
     def __str__(self) -> str:
-        where = [f"line {self.line}" if self.line is not None else "file"]
+        where = [_("line %(line)s") % {"line": self.line} if self.line is not None else _("file")]
         if self.column:
-            where.append(f"column {self.column}")
+            where.append(_("column %(column)s") % {"column": self.column})
         return f"{', '.join(where)}: {self.message}"
 
     def as_dict(self) -> dict[str, object]:
@@ -69,7 +70,8 @@ def _decode(data: bytes, result: ParsedAccounts) -> str | None:
     try:
         text = data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
-        result.errors.append(RowError(None, None, f"not UTF-8 (byte offset {exc.start}); save the file as UTF-8"))
+        result.errors.append(RowError(None, None, _("not UTF-8 (byte offset %(offset)s); save the file as UTF-8")
+                                      % {"offset": exc.start}))
         return None
     if "\x00" in text:
         line = text[: text.index("\x00")].count("\n") + 1
@@ -82,9 +84,10 @@ def _check_header(header: list[str], result: ParsedAccounts) -> bool:
     missing = [c for c in REQUIRED if c not in header]
     unknown = [c for c in header if c not in COLUMNS]
     if missing:
-        result.errors.append(RowError(1, ", ".join(missing), "missing required column"))
+        result.errors.append(RowError(1, ", ".join(missing), _("missing required column")))
     if unknown:
-        result.errors.append(RowError(1, ", ".join(unknown), f"unknown column; expected {', '.join(COLUMNS)}"))
+        result.errors.append(RowError(1, ", ".join(unknown), _("unknown column; expected %(columns)s")
+                                      % {"columns": ", ".join(COLUMNS)}))
     return not result.errors
 
 
@@ -95,27 +98,29 @@ def _row(line: int, row: dict[str, str], errors: list[RowError]) -> AccountRow:
     values = {k: (row.get(k) or "").strip() for k in COLUMNS}
     for column, limit in _LIMITS.items():
         if len(values[column]) > limit:
-            bad(column, f"{len(values[column])} characters; at most {limit}")
+            bad(column, _("%(n)s characters; at most %(limit)s") % {"n": len(values[column]), "limit": limit})
     if not values["username"]:
-        bad("username", "must not be empty")
+        bad("username", _("must not be empty"))
     else:
         try:
             UnicodeUsernameValidator()(values["username"])
         except ValidationError:
-            bad("username", "letters, digits and @/./+/-/_ only")
+            bad("username", _("letters, digits and @/./+/-/_ only"))
     if values["role"] not in Role.values:
-        bad("role", f"unknown role {values['role']!r}; expected one of {', '.join(Role.values)}")
+        bad("role", _("unknown role %(value)s; expected one of %(choices)s")
+            % {"value": repr(values["role"]), "choices": ", ".join(Role.values)})
     if values["rank"] and values["rank"] not in Rank.values:
-        bad("rank", f"unknown rank {values['rank']!r}; expected one of {', '.join(Rank.values)} or empty")
+        bad("rank", _("unknown rank %(value)s; expected one of %(choices)s or empty")
+            % {"value": repr(values["rank"]), "choices": ", ".join(Rank.values)})
     if values["email"]:
         try:
             validate_email(values["email"])
         except ValidationError:
-            bad("email", f"not an e-mail address: {values['email']!r}")
+            bad("email", _("not an e-mail address: %(value)s") % {"value": repr(values["email"])})
     languages = split_values(values["languages"], ";")
     for code in languages:
         if not _LANGUAGE.fullmatch(code):
-            bad("languages", f"not a language code like en or zh: {code!r}")
+            bad("languages", _("not a language code like en or zh: %(value)s") % {"value": repr(code)})
     return AccountRow(
         line=line, username=values["username"], role=values["role"], email=values["email"],
         rank=values["rank"], specialties=split_values(values["specialties"], ";"), languages=languages,
@@ -140,15 +145,16 @@ def parse_accounts_csv(data: bytes) -> ParsedAccounts:
     seen: dict[str, int] = {}
     for row in table.rows:
         if row.extra:
-            result.errors.append(RowError(row.line, None, "more cells than the header has columns"))
+            result.errors.append(RowError(row.line, None, _("more cells than the header has columns")))
         account = _row(row.line, row.cells, result.errors)
         key = account.username.lower()
         if key and key in seen:
-            result.errors.append(RowError(row.line, "username", f"{account.username!r} also on line {seen[key]}"))
+            result.errors.append(RowError(row.line, "username", _("%(username)s also on line %(line)s")
+                                          % {"username": repr(account.username), "line": seen[key]}))
         seen.setdefault(key, row.line)
         result.rows.append(account)
         if len(result.rows) > MAX_ROWS:
-            result.errors.append(RowError(row.line, None, f"more than {MAX_ROWS} accounts; split the file"))
+            result.errors.append(RowError(row.line, None, _("more than %(n)s accounts; split the file") % {"n": MAX_ROWS}))
             break
     if not result.rows and not result.errors:
         result.errors.append(RowError(None, None, "no accounts in the file"))

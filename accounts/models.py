@@ -6,19 +6,21 @@ its name so that moving the model moved no data.
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 
 class Role(models.TextChoices):
-    PHYSICIAN = "physician", "Physician"
-    INSPECTOR = "inspector", "Inspector (senior physician)"
-    RESEARCHER = "researcher", "Researcher"
-    ADMIN = "admin", "Admin"
+    PHYSICIAN = "physician", _("Physician")
+    INSPECTOR = "inspector", _("Inspector (senior physician)")
+    RESEARCHER = "researcher", _("Researcher")
+    ADMIN = "admin", pgettext_lazy("role", "Admin")
 
 
 class Rank(models.TextChoices):
-    ATTENDING = "attending", "Attending"
-    ASSOCIATE_CHIEF = "associate_chief", "Associate Chief"
-    CHIEF = "chief", "Chief"
+    ATTENDING = "attending", _("Attending")
+    ASSOCIATE_CHIEF = "associate_chief", _("Associate Chief")
+    CHIEF = "chief", _("Chief")
 
 
 class Profile(models.Model):

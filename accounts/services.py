@@ -22,8 +22,11 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.db.models.functions import Lower
 from django.urls import reverse
+from django.utils import translation
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from accounts.csv_import import AccountRow, RowError, parse_accounts_csv
 from accounts.models import OIDCIdentity, Profile, Rank, Role
@@ -64,11 +67,13 @@ class AccountData:
 def _validate(data: AccountData) -> None:
     errors: dict[str, str] = {}
     if data.role not in Role.values:
-        errors["role"] = f"unknown role {data.role!r}; expected one of {', '.join(Role.values)}"
+        errors["role"] = _("unknown role %(value)s; expected one of %(choices)s") % {
+            "value": repr(data.role), "choices": ", ".join(Role.values)}
     if data.rank and data.rank not in Rank.values:
-        errors["rank"] = f"unknown rank {data.rank!r}; expected one of {', '.join(Rank.values)} or empty"
+        errors["rank"] = _("unknown rank %(value)s; expected one of %(choices)s or empty") % {
+            "value": repr(data.rank), "choices": ", ".join(Rank.values)}
     if not data.username.strip():
-        errors["username"] = "must not be empty"
+        errors["username"] = _("must not be empty")
     if errors:
         raise ValidationError(errors)
 
@@ -112,7 +117,7 @@ def account_save(*, data: AccountData) -> tuple[AbstractBaseUser, bool]:
         try:
             return _save_one(data)
         except IntegrityError as exc:  # two requests creating one username at once
-            raise ValidationError({"username": "an account with this username was just created"}) from exc
+            raise ValidationError({"username": _("an account with this username was just created")}) from exc
 
 
 @dataclass
@@ -236,18 +241,22 @@ def account_invite(*, user: AbstractBaseUser, base_url: str) -> str:
     """E-mail a one-time link where the user sets a password; returns the link (shown to admins
     only when no e-mail address is known)."""
     if not user.is_active:
-        raise ValidationError({"username": "the account is deactivated; reactivate it first"})
+        raise ValidationError({"username": _("the account is deactivated; reactivate it first")})
     link = invitation_link(user=user, base_url=base_url)
     if user.email:
         days = max(1, settings.PASSWORD_RESET_TIMEOUT // 86400)
-        send_mail(
-            subject="Your medreview account",
-            message=(
-                f"You have been invited to medreview as {user.get_username()}.\n\n"
-                f"Choose your password here (the link works once and for {days} days):\n{link}\n"
-            ),
-            from_email=None, recipient_list=[user.email],
-        )
+        # In the invitee's interface language when an admin set one, else the inviting admin's.
+        profile = getattr(user, "profile", None)
+        with translation.override(getattr(profile, "language", "") or translation.get_language()):
+            send_mail(
+                subject=_("Your medreview account"),
+                message=_("You have been invited to medreview as %(username)s.") % {"username": user.get_username()}
+                + "\n\n" + ngettext(
+                    "Choose your password here (the link works once and for %(days)s day):",
+                    "Choose your password here (the link works once and for %(days)s days):", days,
+                ) % {"days": days} + f"\n{link}\n",
+                from_email=None, recipient_list=[user.email],
+            )
     return link
 
 

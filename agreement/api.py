@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db.models import Count
 from django.http import HttpResponse, StreamingHttpResponse
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.exceptions import ValidationError
@@ -36,7 +37,8 @@ def _selection(request: Request, **scope: int) -> Selection:
 
 def _file(selection: Selection, fmt: str) -> HttpResponse:
     if fmt not in exports.FORMATS:
-        raise ValidationError({"fmt": f"Unknown format {fmt!r}; choose from {', '.join(exports.FORMATS)}."})
+        raise ValidationError({"fmt": _("Unknown format %(fmt)s; choose from %(formats)s.")
+                               % {"fmt": repr(fmt), "formats": ", ".join(exports.FORMATS)}})
     report = cached_report(selection)
     response = HttpResponse(exports.render(report, fmt), content_type=exports.FORMATS[fmt][0])
     response["Content-Disposition"] = f'attachment; filename="{exports.filename(report, fmt)}"'

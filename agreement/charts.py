@@ -26,6 +26,11 @@ matplotlib.rcParams["text.parse_math"] = False
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from django.utils.html import format_html  # noqa: E402
+from django.utils.safestring import SafeString  # noqa: E402
+from django.utils.translation import gettext as _  # noqa: E402
+from django.utils.translation import gettext_noop, ngettext  # noqa: E402
+from matplotlib import font_manager  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from agreement.reports import (  # noqa: E402
@@ -35,7 +40,29 @@ from agreement.reports import (  # noqa: E402
     labels_fingerprint,
     report_for_fingerprint,
 )
+from agreement.reports.presentation import header  # noqa: E402
+from agreement.reports.words import cell_name  # noqa: E402
 from agreement.selection import Selection  # noqa: E402
+from graders.models import Verdict  # noqa: E402
+from medreview.text import script_language  # noqa: E402
+
+#: Chinese labels need a CJK font; matplotlib falls back glyph by glyph along this list (Debian:
+#: fonts-noto-cjk). Without one, Chinese shows as boxes and everything else is unchanged.
+CJK_FONTS = ("Noto Sans CJK SC", "Noto Sans SC", "WenQuanYi Zen Hei", "Source Han Sans SC")
+
+
+def use_cjk_fallback() -> None:
+    installed = []
+    for family in CJK_FONTS:
+        try:
+            font_manager.findfont(font_manager.FontProperties(family=family), fallback_to_default=False)
+        except ValueError:
+            continue
+        installed.append(family)
+    matplotlib.rcParams["font.family"] = ["DejaVu Sans", *installed[:1]]
+
+
+use_cjk_fallback()
 
 MAX_CONFUSION = 6
 MAX_SCATTER = 4
@@ -55,6 +82,18 @@ class ChartSpec:
     key: str
     title: str
     alt: str
+    #: The title as HTML, the grader's name in it tagged with its own language (the page's caption).
+    caption: SafeString | str = ""
+
+
+def _named(template: str, name: str) -> tuple[str, SafeString]:
+    """A translated `template` with `%(name)s`: as text, and as HTML with the name in its own language."""
+    shown = cell_name(name)
+    language = script_language(shown) if shown == name else ""
+    tagged = format_html('<span lang="{}">{}</span>', language, shown) if language else format_html("{}", shown)
+    pieces = template.split("%(name)s")
+    return template % {"name": shown}, format_html("{}" * (2 * len(pieces) - 1), *[
+        x for k, piece in enumerate(pieces) for x in ([piece] if k == 0 else [tagged, piece])])
 
 
 #: Print quality everywhere: the page's charts are 300-dpi PNGs, and the PDF prints the same images
@@ -145,15 +184,15 @@ def forest_figure(frame: pd.DataFrame | None) -> Figure | None:
     fig = _figure(7.5, 0.55 * len(labels) + 1.9)
     ax = fig.add_subplot()
     err = np.vstack([np.nan_to_num(ac1 - low), np.nan_to_num(high - ac1)])
-    ax.errorbar(ac1, y, xerr=err, fmt="o", color="#1f5f8b", capsize=4, label="Gwet's AC1 (95% CI)")
-    ax.scatter(kappa, y - KAPPA_OFFSET, marker="D", facecolors="none", edgecolors="#b5541c", label="Fleiss' kappa")
+    ax.errorbar(ac1, y, xerr=err, fmt="o", color="#1f5f8b", capsize=4, label=_("Gwet's AC1 (95% CI)"))
+    ax.scatter(kappa, y - KAPPA_OFFSET, marker="D", facecolors="none", edgecolors="#b5541c", label=_("Fleiss' κ"))
     ax.axvline(0.8, color="#999", linestyle=":", linewidth=1)
     ax.set_yticks(y, labels)
     ax.set_ylim(-ROW_HALF, len(labels) - ROW_HALF)
     finite = np.concatenate([low, kappa, ac1])
     finite = finite[np.isfinite(finite)]
     ax.set_xlim(min(-0.1, float(finite.min()) - 0.05 if finite.size else -0.1), 1.02)
-    ax.set_xlabel("coefficient (dotted line: 0.8, 'almost perfect')")
+    ax.set_xlabel(_("coefficient (dotted line: 0.8, “almost perfect”)"))
     _legend_below(fig, ax)
     return fig
 
@@ -165,8 +204,8 @@ def forest_plot(frame: pd.DataFrame | None) -> Chart | None:
     rows = _forest_rows(frame)
     names = (rows["task_name"] if "task_name" in rows else rows["task"]).astype(str).tolist()
     ac1 = rows["ac1"].map(_num).tolist()
-    return Chart("forest", "AC1 with 95% CI per task", _png(fig),
-                 "Forest plot: " + "; ".join(f"{t} AC1 {v:.3f}" for t, v in zip(names, ac1, strict=True)))
+    values = _("; ").join(f"{t} AC1 {v:.3f}" for t, v in zip(names, ac1, strict=True))
+    return Chart("forest", _("AC1 with 95% CI per task"), _png(fig), _("Forest plot: %(values)s") % {"values": values})
 
 
 def confusion_charts(confusion: dict[str, list[tuple[str, int, int, int, int]]]) -> list[Chart]:
@@ -184,13 +223,17 @@ def confusion_charts(confusion: dict[str, list[tuple[str, int, int, int, int]]])
             for (i, j), v in np.ndenumerate(cells):
                 ax.text(j, i, f"{int(v)}", ha="center", va="center",
                         color="white" if v > cells.max() / 2 else "black", fontsize=9)
-            ax.set_xticks([0, 1], ["met", "not met"], fontsize=8)
-            ax.set_yticks([0, 1], ["met", "not met"], fontsize=8)
-            ax.set_xlabel("grader", fontsize=8)
+            met_words = [str(Verdict.MET.label), str(Verdict.NOT_MET.label)]
+            ax.set_xticks([0, 1], met_words, fontsize=8)
+            ax.set_yticks([0, 1], met_words, fontsize=8)
+            ax.set_xlabel(_("grader"), fontsize=8)
             ax.set_ylabel(rater, fontsize=8)
-        more = f" (first {MAX_CONFUSION} of {len(per_rater)} physicians)" if len(per_rater) > MAX_CONFUSION else ""
-        charts.append(Chart(f"confusion-{len(charts)}", f"Confusion matrices: {grader}{more}", _png(fig),
-                            f"Confusion matrices of {grader} against each physician"))
+        title = _named(_("Confusion matrices: %(name)s"), grader)[0]
+        if len(per_rater) > MAX_CONFUSION:
+            title = _("%(title)s (the first %(shown)s of %(n)s physicians)") % {
+                "title": title, "shown": MAX_CONFUSION, "n": len(per_rater)}
+        charts.append(Chart(f"confusion-{len(charts)}", title, _png(fig),
+                            _named(_("Confusion matrices of %(name)s against each physician"), grader)[0]))
     return charts
 
 
@@ -218,13 +261,16 @@ def scatter_charts(scatter: dict[str, tuple[np.ndarray, np.ndarray]]) -> list[Ch
         ax.plot([0, 1], [0, 1], color="#bbb", linestyle=":", linewidth=1)
         ax.set_xlim(-0.02, 1.02)
         ax.set_ylim(-0.02, 1.02)
-        ax.set_xlabel("physicians' consensus score")
-        ax.set_ylabel("grader score")
+        ax.set_xlabel(_("physicians' consensus score"))
+        ax.set_ylabel(_("grader score"))
         r = float(np.corrcoef(x[ok], y[ok])[0, 1]) if np.ptp(x[ok]) > 0 and np.ptp(y[ok]) > 0 else float("nan")
         stats_text = f"Pearson r = {r:.3f}, n = {int(ok.sum())}" if np.isfinite(r) else f"n = {int(ok.sum())}"
-        ax.set_title(f"{grader}\n{stats_text}", fontsize=9)
-        charts.append(Chart(f"scatter-{len(charts)}", f"Grader vs consensus: {grader}", _png(fig),
-                            f"Scatter of {grader} score against the consensus score, {int(ok.sum())} responses"))
+        ax.set_title(f"{cell_name(grader)}\n{stats_text}", fontsize=9)
+        n = int(ok.sum())
+        alt = ngettext("Scatter of %(name)s score against the consensus score, %(n)s response",
+                       "Scatter of %(name)s score against the consensus score, %(n)s responses", n)
+        charts.append(Chart(f"scatter-{len(charts)}", _named(_("Grader vs consensus: %(name)s"), grader)[0], _png(fig),
+                            alt % {"name": cell_name(grader), "n": n}))
     return charts
 
 
@@ -250,12 +296,13 @@ def stratum_bars(frame: pd.DataFrame, *, value: str, group: str, title: str, key
     width = 0.8 / max(1, len(wide.columns))
     x = np.arange(len(wide))
     for k, column in enumerate(wide.columns):
-        ax.bar(x + k * width, wide[column].to_numpy(), width, label=str(column))
+        ax.bar(x + k * width, wide[column].to_numpy(), width, label=cell_name(str(column)))
     ax.set_xticks(x + width * (len(wide.columns) - 1) / 2, [str(s) for s in wide.index], rotation=35, ha="right",
                   fontsize=8)
-    ax.set_ylabel(value)
+    ax.set_ylabel(header(value))
     _legend_below(fig, ax, ncol=min(3, max(1, len(wide.columns))))
-    return Chart(key, title, _png(fig), f"{title}: bar chart over {len(wide)} strata")
+    alt = ngettext("%(title)s: bar chart over %(n)s stratum", "%(title)s: bar chart over %(n)s strata", len(wide))
+    return Chart(key, title, _png(fig), alt % {"title": title, "n": len(wide)})
 
 
 Interval = tuple[str, str, float, float, float]
@@ -274,14 +321,16 @@ def _interval_plot(rows: list[Interval], *, xlabel: str, zero: float | None, key
         v = np.array([r[2] for r in mine])
         lo = np.array([r[3] if np.isfinite(r[3]) else r[2] for r in mine])
         hi = np.array([r[4] if np.isfinite(r[4]) else r[2] for r in mine])
-        ax.errorbar(v, y, xerr=np.vstack([v - lo, hi - v]), fmt="o", capsize=3, markersize=4, label=name)
+        ax.errorbar(v, y, xerr=np.vstack([v - lo, hi - v]), fmt="o", capsize=3, markersize=4, label=cell_name(name))
     if zero is not None:
         ax.axvline(zero, color="#999", linestyle=":", linewidth=1)
     ax.set_yticks(np.arange(len(labels))[::-1], labels, fontsize=8)
     ax.set_ylim(-ROW_HALF, len(labels) - ROW_HALF)
     ax.set_xlabel(xlabel)
     _legend_below(fig, ax, ncol=min(3, len(series)))
-    return Chart(key, title, _png(fig), f"{title}: {len(rows)} estimates with 95% confidence intervals")
+    alt = ngettext("%(title)s: %(n)s estimate with its 95%% confidence interval",
+                   "%(title)s: %(n)s estimates with 95%% confidence intervals", len(rows))
+    return Chart(key, title, _png(fig), alt % {"title": title, "n": len(rows)})
 
 
 def _intervals(frame: pd.DataFrame | None, label: str, series: str, value: str) -> list[Interval]:
@@ -299,8 +348,8 @@ def _medic_rows(frame: pd.DataFrame | None) -> list[Interval]:
 
 def medic_forest(rows: list[Interval]) -> Chart:
     """MEDIC Appendix A.1: judge minus clinician per axis, one colour per judge."""
-    return _interval_plot(rows, xlabel="judge − clinician (1-5 scale); dotted line: no difference", zero=0.0,
-                          key="medic-forest", title="Judge minus clinician per axis, 95% CI")
+    return _interval_plot(rows, xlabel=_("judge − clinician (1-5 scale); dotted line: no difference"), zero=0.0,
+                          key="medic-forest", title=_("Judge minus clinician per axis, 95% CI"))
 
 
 def _rating_rows(frame: pd.DataFrame | None) -> list[Interval]:
@@ -309,8 +358,8 @@ def _rating_rows(frame: pd.DataFrame | None) -> list[Interval]:
 
 def ratings_forest(rows: list[Interval]) -> Chart:
     """MEDIC Fig. 5a: each model's rating with its bootstrap CI, one colour per judge (and physicians)."""
-    return _interval_plot(rows, xlabel="rating (Elo scale, mean 1000)", zero=1000.0, key="ratings",
-                          title="Pairwise ratings with 95% bootstrap CI")
+    return _interval_plot(rows, xlabel=_("rating (Elo scale, mean 1000)"), zero=1000.0, key="ratings",
+                          title=_("Pairwise ratings with 95% bootstrap CI"))
 
 
 def _coverage_rows(frame: pd.DataFrame | None) -> pd.DataFrame | None:
@@ -333,24 +382,27 @@ def coverage_bars(f: pd.DataFrame) -> Chart:
     x = np.arange(len(f))
     fig = _figure(max(5.0, 0.7 * len(f) + 2), 4.0)
     ax = fig.add_subplot()
-    ax.bar(x - 0.2, f["rubric_accuracy"].map(_num), 0.4, label="Rubric Accuracy", color="#9bb7d4")
+    ax.bar(x - 0.2, f["rubric_accuracy"].map(_num), 0.4, label=_("Rubric Accuracy"), color="#9bb7d4")
     ax.bar(x + 0.2, f["cacs"].map(_num), 0.4, label=f"CACS@{tau}", color="#1f5f8b")
     ax.set_xticks(x, f["model"].astype(str), rotation=30, ha="right", fontsize=8)
     ax.set_ylim(0, 1)
-    ax.set_ylabel("score")
-    ax.set_title(f"Scorer: {scorer}", fontsize=9)
+    ax.set_ylabel(_("score"))
+    ax.set_title(_("Scorer: %(name)s") % {"name": cell_name(str(scorer))}, fontsize=9)
     _legend_below(fig, ax)
-    return Chart("coverage", f"Rubric Accuracy and CACS@{tau} per model", _png(fig),
-                 f"Bar chart of Rubric Accuracy and CACS@{tau} for {len(f)} models")
+    alt = ngettext("Bar chart of Rubric Accuracy and CACS@%(tau)s for %(n)s model",
+                   "Bar chart of Rubric Accuracy and CACS@%(tau)s for %(n)s models", len(f))
+    return Chart("coverage", _("Rubric Accuracy and CACS@%(tau)s per model") % {"tau": tau}, _png(fig),
+                 alt % {"tau": tau, "n": len(f)})
 
 
 #: (chart key, table key, what of the table is drawn (empty: nothing to draw), draw, title). A chart is
 #: listed only when its rows are not empty, and drawn from the same rows: every listed chart answers 200.
 _TABLE_CHARTS: tuple[tuple[str, str, Callable[[Any], Any], Callable[[Any], Chart], str], ...] = (
-    ("medic-forest", "judge_vs_clinician", _medic_rows, medic_forest, "Judge minus clinician per axis, 95% CI"),
-    ("ratings", "pairwise_ratings", _rating_rows, ratings_forest, "Pairwise ratings with 95% bootstrap CI"),
-    ("coverage", "coverage", _coverage_rows, coverage_bars, "Rubric Accuracy and CACS per model"),
+    ("medic-forest", "judge_vs_clinician", _medic_rows, medic_forest, gettext_noop("Judge minus clinician per axis, 95% CI")),
+    ("ratings", "pairwise_ratings", _rating_rows, ratings_forest, gettext_noop("Pairwise ratings with 95% bootstrap CI")),
+    ("coverage", "coverage", _coverage_rows, coverage_bars, gettext_noop("Rubric Accuracy and CACS per model")),
 )
+_STRATA_TITLES = {"strata-ac1": gettext_noop("AC1 per stratum"), "strata-mf1": gettext_noop("Macro-F1 per stratum")}
 
 
 def _table_rows(report: Report, table_key: str, rows: Callable[[Any], Any]) -> Any:
@@ -373,28 +425,30 @@ def available_charts(report: Report) -> list[ChartSpec]:
     """The charts a report can draw, in page order (cheap: nothing is drawn)."""
     specs: list[ChartSpec] = []
     if _forest_rows(report.chart_data.get("forest")) is not None:
-        specs.append(ChartSpec("forest", "AC1 with 95% CI per task", "Forest plot of AC1 per task"))
+        specs.append(ChartSpec("forest", _("AC1 with 95% CI per task"), _("Forest plot of AC1 per task")))
     scatter = report.chart_data.get("scatter", {})
     for k, (grader, (x, y)) in enumerate(list(scatter.items())[:MAX_SCATTER]):
         if _scatter_points(x, y)[2].sum() < 2:
             continue
-        specs.append(ChartSpec(f"scatter-{k}", f"Grader vs consensus: {grader}",
-                               f"Scatter of {grader} score against the physicians' consensus score"))
+        title, caption = _named(_("Grader vs consensus: %(name)s"), grader)
+        alt = _named(_("Scatter of %(name)s score against the physicians' consensus score"), grader)[0]
+        specs.append(ChartSpec(f"scatter-{k}", title, alt, caption))
     for k, grader in enumerate(report.chart_data.get("confusion", {})):
-        specs.append(ChartSpec(f"confusion-{k}", f"Confusion matrices: {grader}",
-                               f"Confusion matrices of {grader} against each physician"))
-    titles = {"strata-ac1": "AC1 per stratum", "strata-mf1": "Macro-F1 per stratum"}
+        title, caption = _named(_("Confusion matrices: %(name)s"), grader)
+        alt = _named(_("Confusion matrices of %(name)s against each physician"), grader)[0]
+        specs.append(ChartSpec(f"confusion-{k}", title, alt, caption))
     for key, _table, _value, _group in _strata_specs(report):
-        specs.append(ChartSpec(key, titles[key], f"{titles[key]}: bar chart"))
+        title = _(_STRATA_TITLES[key])
+        specs.append(ChartSpec(key, title, _("%(title)s: bar chart") % {"title": title}))
     for key, table_key, rows, _draw, title in _TABLE_CHARTS:
         if _has(_table_rows(report, table_key, rows)):
-            specs.append(ChartSpec(key, title, title))
+            specs.append(ChartSpec(key, _(title), _(title)))
     return specs
 
 
 def render_chart(report: Report, key: str) -> Chart | None:
     """Draw one chart of `available_charts(report)`; None for an unknown key."""
-    kind, _, index = key.partition("-")
+    kind, _dash, index = key.partition("-")
     chart: Chart | None = None
     table_charts = {k: (t, rows, draw) for k, t, rows, draw, _title in _TABLE_CHARTS}
     if key == "forest":
@@ -415,10 +469,10 @@ def render_chart(report: Report, key: str) -> Chart | None:
             chart = charts[0] if charts else None
     else:
         strata = report.chart_data.get("strata", {})
-        titles = {"strata-ac1": "AC1 per stratum", "strata-mf1": "Macro-F1 per stratum"}
         for spec_key, table, value, group in _strata_specs(report):
             if spec_key == key:
-                chart = stratum_bars(strata.get(table), value=value, group=group, title=titles[key], key=key)
+                chart = stratum_bars(strata.get(table), value=value, group=group, title=_(_STRATA_TITLES[key]),
+                                     key=key)
     if chart is None:
         return None
     return Chart(key, chart.title, chart.png, chart.alt)

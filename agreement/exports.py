@@ -17,10 +17,12 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from django.utils.translation import gettext as _
 
 from agreement.charts import chart_files, report_charts
 from agreement.reports import Report, Table, labels_fingerprint, report_for_fingerprint, software_version
-from agreement.reports.presentation import numbered
+from agreement.reports.presentation import header, is_interface_header, numbered
+from agreement.reports.words import COUNT_NAMES, cell_name
 from agreement.selectors import RAW_LABEL_COLUMNS, Selection, raw_label_rows
 from medreview.text.tabular import spreadsheet_safe
 
@@ -113,6 +115,19 @@ def report_csv_zip(report: Report) -> bytes:
     return buffer.getvalue()
 
 
+def _xlsx_header(sheet: Any, columns: list[str]) -> None:
+    """The header row as a reader reads it (interface language); each cell's comment keeps the
+    column's name in the CSV and JSON exports, for whoever reads the sheet with a program."""
+    from openpyxl.comments import Comment
+
+    heads = [header(c) if is_interface_header(c) else cell_name(c) for c in columns]
+    if "task_name" in columns and "task" in columns:  # the name says it; the id column says it is the id
+        heads[columns.index("task")] = _("Task (id)")
+    sheet.append([spreadsheet_safe(h) for h in heads])
+    for cell, column in zip(sheet[1], columns, strict=True):
+        cell.comment = Comment(column, "medreview")
+
+
 def report_xlsx(report: Report) -> bytes:
     from openpyxl import Workbook
 
@@ -120,22 +135,23 @@ def report_xlsx(report: Report) -> bytes:
     about = workbook.active
     about.title = "About"
     meta = metadata(report)
-    about.append(["medreview agreement report"])
-    about.append(["software version", meta["software"]["version"]])
-    about.append(["generated at", meta["generated_at"]])
-    about.append(["labels used", _cell(meta["labels_used"])])
-    about.append(["selection", json.dumps(meta["selection"])])
+    about.append([_("medreview agreement report")])
+    about.append([_("Software version"), meta["software"]["version"]])
+    about.append([_("Generated at (UTC)"), meta["generated_at"]])
+    about.append([_("Labels used"), _cell(meta["labels_used"])])
+    about.append([_("Selection"), json.dumps(meta["selection"])])
     for key, value in meta["counts"].items():
-        about.append([f"count: {key}", value])
+        about.append([_(COUNT_NAMES[key]) if key in COUNT_NAMES else key, value])
     for key, value in meta["conventions"].items():
-        about.append([f"convention: {key}", _cell(value)])
+        about.append([_("Convention: %(name)s") % {"name": key}, _cell(value)])
     _format_sheet(about, [], widths={"A": 34, "B": 110})
     for table in report.tables:
         sheet = workbook.create_sheet(title=table.key[:31])
-        sheet.append([spreadsheet_safe(str(c)) for c in table.frame.columns])
+        columns = [str(c) for c in table.frame.columns]
+        _xlsx_header(sheet, columns)
         for record in table_records(table):
             sheet.append([_cell(v) for v in record.values()])
-        _format_sheet(sheet, [str(c) for c in table.frame.columns])
+        _format_sheet(sheet, columns)
     _chart_sheet(workbook, report)
     buffer = io.BytesIO()
     workbook.save(buffer)

@@ -1,6 +1,6 @@
 """Which labels a report covers (`Selection`), and how request parameters become one.
 
-A plain value object with no database access: the page's filter form and the API's query serializer
+A plain value object with no database access (messages are in the interface language): the page's filter form and the API's query serializer
 both build it with `selection_from_params`, the CLI fills it from its options.
 """
 
@@ -11,16 +11,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+
 #: The strata every table can be broken down by, with the label shown on pages.
-STRATA: dict[str, str] = {
-    "specialty": "Specialty",
-    "theme": "Theme",
-    "language": "Language",
-    "difficulty": "Difficulty",
-    "register": "Register",
-    "month": "Month of post time",
-    "axis": "Axis",
-    "model": "Model",
+STRATA: dict[str, Any] = {
+    "specialty": _("Specialty"),
+    "theme": _("Theme"),
+    "language": _("Language"),
+    "difficulty": _("Difficulty"),
+    "register": _("Register"),
+    "month": _("Month of post time"),
+    "axis": _("Axis"),
+    "model": _("Model"),
 }
 
 #: Strata that describe a case revision (the others live on the criterion or the response).
@@ -34,10 +37,10 @@ def month_error(value: str) -> str | None:
     """Why `value` is not a month filter (YYYY-MM, a real month whose end is a date), or None."""
     match = _MONTH.fullmatch(value)
     if match is None:
-        return "Enter a month as YYYY-MM, e.g. 2025-06."
+        return gettext("Enter a month as YYYY-MM, e.g. 2025-06.")
     year, month = int(match.group(1)), int(match.group(2))
     if not 1 <= month <= 12 or not 1 <= year <= 9998:
-        return "No such month: use a year from 0001 to 9998 and a month from 01 to 12, e.g. 2025-06."
+        return gettext("No such month: use a year from 0001 to 9998 and a month from 01 to 12, e.g. 2025-06.")
     return None
 
 
@@ -72,15 +75,17 @@ class Selection:
     def __post_init__(self) -> None:
         for name, value in self.filters:
             if name not in STRATA:
-                raise ValueError(f"unknown stratum filter {name!r}; choose from {', '.join(STRATA)}")
+                raise ValueError(gettext("unknown stratum filter %(name)s; choose from %(choices)s")
+                                 % {"name": repr(name), "choices": ", ".join(STRATA)})
             if name == "month" and (problem := month_error(value)):
                 raise ValueError(problem)
         if self.stratify_by and self.stratify_by not in STRATA:
-            raise ValueError(f"unknown stratum {self.stratify_by!r}; choose from {', '.join(STRATA)}")
+            raise ValueError(gettext("unknown stratum %(name)s; choose from %(choices)s")
+                             % {"name": repr(self.stratify_by), "choices": ", ".join(STRATA)})
         if self.group_by not in GROUP_BY:
-            raise ValueError("group_by must be '', 'rank' or 'study'")
+            raise ValueError(gettext("group_by must be '', 'rank' or 'study'"))
         if isinstance(self.tau, bool) or not isinstance(self.tau, int) or not 0 <= self.tau <= MAX_TAU:
-            raise ValueError(f"tau must be a whole number from 1 to {MAX_TAU} (0 = calibrate)")
+            raise ValueError(gettext("tau must be a whole number from 1 to %(max)s (0 = calibrate)") % {"max": MAX_TAU})
 
     @property
     def filter_dict(self) -> dict[str, str]:
@@ -106,7 +111,7 @@ class Selection:
 
 #: Report parameters that keep one value of a stratum (and `model`, the response model).
 FILTER_PARAMS = ("specialty", "theme", "language", "difficulty", "register", "month", "axis", "model")
-GROUPS_INCOMPLETE = "Give pseudonyms for both expert groups, or for neither."
+GROUPS_INCOMPLETE = _("Give pseudonyms for both expert groups, or for neither.")
 
 
 def split_pseudonyms(value: str | None) -> tuple[str, ...]:

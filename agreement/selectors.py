@@ -420,32 +420,33 @@ class TaskScale:
     approving: frozenset[str]
     target: str
     order: int = 0
+    #: The categories as a reader sees them (shown labels, interface language), in `categories` order.
+    labels: tuple[str, ...] = ()
 
 
 def task_scales(slugs: Iterable[str]) -> dict[str, TaskScale]:
-    """Each task's declared categories, in scale order (chance agreement uses all of them)."""
+    """Each task's declared categories, in scale order (chance agreement uses all of them); names and
+    category labels in the active interface language."""
     slugs = sorted(set(slugs))
     if not slugs:
         return {}
-    tasks = list(
-        TaskType.objects.filter(slug__in=slugs).values_list("slug", "name", "scale_id", "scale__ordered", "target", "order")
-    )
-    cats: dict[int, list[tuple[str, bool]]] = {}
-    for scale_id, value, approves in ScaleCategory.objects.filter(
-        scale_id__in=[t[2] for t in tasks]
-    ).order_by("scale_id", "order", "pk").values_list("scale_id", "value", "approves"):
-        cats.setdefault(scale_id, []).append((value, approves))
+    tasks = list(TaskType.objects.filter(slug__in=slugs).select_related("scale"))
+    cats: dict[int, list[ScaleCategory]] = {}
+    for category in ScaleCategory.objects.filter(scale_id__in=[t.scale_id for t in tasks]).order_by(
+            "scale_id", "order", "pk"):
+        cats.setdefault(category.scale_id, []).append(category)
     return {
-        slug: TaskScale(
-            slug=slug,
-            name=name,
-            ordered=ordered,
-            categories=tuple(v for v, _ in cats.get(scale_id, [])),
-            approving=frozenset(v for v, a in cats.get(scale_id, []) if a),
-            target=target,
-            order=order,
+        task.slug: TaskScale(
+            slug=task.slug,
+            name=task.shown_name,
+            ordered=task.scale.ordered,
+            categories=tuple(c.value for c in cats.get(task.scale_id, [])),
+            approving=frozenset(c.value for c in cats.get(task.scale_id, []) if c.approves),
+            target=task.target,
+            order=task.order,
+            labels=tuple(c.shown_label for c in cats.get(task.scale_id, [])),
         )
-        for slug, name, scale_id, ordered, target, order in tasks
+        for task in tasks
     }
 
 

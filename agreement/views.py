@@ -8,6 +8,7 @@ from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from agreement import exports
@@ -20,16 +21,21 @@ from agreement.access import (
 from agreement.charts import available_charts, cached_chart
 from agreement.forms import ReportFilterForm
 from agreement.reports import Report, Table, cached_report
-from agreement.reports.presentation import compact, numbered
+from agreement.reports.presentation import compact_cells, numbered
 from agreement.reports.tables.translation import report_as_dict, translation_consistency_report
+from agreement.reports.words import cell_name
 from agreement.selectors import Selection, study_models
+from cases.models import TranslatableField
+
+#: What the export buttons say (the formats' own names; "tex" is LaTeX).
+EXPORT_LABELS = {"csv": "CSV", "xlsx": "XLSX", "json": "JSON", "tex": "LaTeX"}
 
 
 def display_table(table: Table, number: int = 0) -> dict[str, Any]:
     """A table as the page shows it: human headers, each value with its CI and p in one cell
     (`agreement.reports.presentation`), so nothing needs sideways scrolling at 1280 px. `number` is the
     one the PDF prints too."""
-    heads, rows, shown = compact(table.frame)
+    heads, rows, shown = compact_cells(table.frame)
     return {"key": table.key, "title": table.title, "note": table.note, "columns": heads, "rows": rows,
             "wide": len(shown) > 9, "number": number}
 
@@ -42,17 +48,17 @@ def report_index(request: HttpRequest) -> HttpResponse:
 
 
 def _report_page(
-    request: HttpRequest, *, title: str, scope: dict[str, int], form: ReportFilterForm, export_name: str,
+    request: HttpRequest, *, name: str, scope: dict[str, int], form: ReportFilterForm, export_name: str,
     chart_name: str, labels_url: str, subject: Any,
 ) -> HttpResponse:
     query = request.GET.urlencode()
     export_links = [
-        (fmt, reverse(export_name, args=[subject.pk, fmt]) + (f"?{query}" if query else ""))
+        (fmt, EXPORT_LABELS.get(fmt, fmt.upper()), reverse(export_name, args=[subject.pk, fmt]) + (f"?{query}" if query else ""))
         for fmt in exports.FORMATS
     ]
     pdf_name = export_name.replace("_export", "_pdf")
     pdf_url = reverse(pdf_name, args=[subject.pk]) + (f"?{query}" if query else "")
-    context: dict[str, Any] = {"title": title, "form": form, "subject": subject, "export_links": export_links,
+    context: dict[str, Any] = {"name": name, "form": form, "subject": subject, "export_links": export_links,
                                "labels_url": labels_url, "pdf_url": pdf_url}
     if not form.is_valid():
         return render(request, "agreement/report.html", context, status=400)
@@ -63,7 +69,7 @@ def _report_page(
         return render(request, "agreement/report.html", context, status=400)
     report = cached_report(selection)
     charts = [
-        {"title": spec.title, "alt": spec.alt, "number": number,
+        {"title": spec.title, "caption": spec.caption or spec.title, "alt": spec.alt, "number": number,
          "url": reverse(chart_name, args=[subject.pk, spec.key]) + (f"?{query}" if query else "")}
         for number, spec in numbered(available_charts(report))
     ]
@@ -77,7 +83,7 @@ def study_report(request: HttpRequest, pk: int) -> HttpResponse:
     study = access_study_for_report(request.user, pk)
     form = ReportFilterForm(request.GET, study=study, models=study_models(study.pk))
     return _report_page(
-        request, title=f"Agreement report: {study.name}", scope={"study_id": study.pk}, form=form, subject=study,
+        request, name=study.name, scope={"study_id": study.pk}, form=form, subject=study,
         export_name="agreement:study_export", chart_name="agreement:study_chart",
         labels_url=reverse("agreement:study_labels", args=[study.pk]),
     )
@@ -88,7 +94,7 @@ def release_report(request: HttpRequest, pk: int) -> HttpResponse:
     release = access_release_for_report(request.user, pk)
     form = ReportFilterForm(request.GET)
     return _report_page(
-        request, title=f"Agreement report: {release}", scope={"release_id": release.pk}, form=form, subject=release,
+        request, name=release.names, scope={"release_id": release.pk}, form=form, subject=release,
         export_name="agreement:release_export", chart_name="agreement:release_chart",
         labels_url=reverse("agreement:release_labels", args=[release.pk]),
     )
@@ -99,12 +105,16 @@ def _bad_request(message: str) -> HttpResponse:
     return HttpResponse(message, status=400, content_type="text/plain; charset=utf-8")
 
 
+def _invalid_filters(form: ReportFilterForm) -> HttpResponse:
+    problems = "; ".join(f"{field}: {' '.join(errors)}" for field, errors in form.errors.items())
+    return _bad_request(_("Invalid filters: %(problems)s") % {"problems": problems})
+
+
 def _export(request: HttpRequest, form: ReportFilterForm, scope: dict[str, int], fmt: str) -> HttpResponse:
     if fmt not in exports.FORMATS:
-        return _bad_request(f"Unknown format; choose from {', '.join(exports.FORMATS)}.")
+        return _bad_request(_("Unknown format; choose from %(formats)s.") % {"formats": ", ".join(exports.FORMATS)})
     if not form.is_valid():
-        return _bad_request("Invalid filters: " + "; ".join(
-            f"{field}: {' '.join(errors)}" for field, errors in form.errors.items()))
+        return _invalid_filters(form)
     try:
         selection = form.selection(**scope)
     except ValueError as exc:
@@ -118,8 +128,7 @@ def _export(request: HttpRequest, form: ReportFilterForm, scope: dict[str, int],
 
 def _pdf(form: ReportFilterForm, scope: dict[str, int], title: str) -> HttpResponse:
     if not form.is_valid():
-        return _bad_request("Invalid filters: " + "; ".join(
-            f"{field}: {' '.join(errors)}" for field, errors in form.errors.items()))
+        return _invalid_filters(form)
     try:
         selection = form.selection(**scope)
     except ValueError as exc:
@@ -159,14 +168,14 @@ def release_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
 
 def _chart(form: ReportFilterForm, scope: dict[str, int], key: str) -> HttpResponse:
     if not form.is_valid():
-        return _bad_request("Invalid filters.")
+        return _invalid_filters(form)
     try:
         selection = form.selection(**scope)
     except ValueError as exc:
         return _bad_request(str(exc))
     chart = cached_chart(selection, key)
     if chart is None:
-        raise Http404("No such chart for this report.")
+        raise Http404(_("No such chart for this report."))
     response = HttpResponse(chart.png, content_type="image/png")
     response["Cache-Control"] = "private, max-age=300"
     return response
@@ -207,4 +216,9 @@ def release_labels(request: HttpRequest, pk: int) -> StreamingHttpResponse:
 def study_translation_consistency(request: HttpRequest, pk: int) -> HttpResponse:
     study = access_study_for_report(request.user, pk)
     report = report_as_dict(translation_consistency_report(study))
+    # What the page shows beside the data the API returns: field types and reasons in the reader's language.
+    for field_type, row in report["per_field_type"].items():
+        row["label"] = TranslatableField(field_type).label if field_type in TranslatableField.values else field_type
+    if report["ac1"] and report["ac1"]["reason"]:
+        report["ac1"]["reason_shown"] = cell_name(report["ac1"]["reason"])
     return render(request, "agreement/translation_consistency.html", {"study": study, "report": report})

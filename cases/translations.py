@@ -7,7 +7,6 @@ translation ids the physician read, so a later translation never changes what a 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +14,7 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext as _
 
 from cases.importers.base import (
     MCQ_LETTERS,
@@ -33,12 +33,7 @@ from cases.models import (
     TextTranslation,
     TranslatableField,
 )
-
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_LATIN_WORD = re.compile(r"[A-Za-z]+")
-# Chinese clinical text keeps drug names, units and lab abbreviations in Latin letters; below this
-# share of Han characters among Han characters and Latin words the answer is not a translation.
-MIN_HAN_SHARE = 0.3
+from medreview.text import MIN_HAN_SHARE, han_share
 
 WHOLE_FIELDS = {
     TranslatableField.NARRATIVE: "narrative", TranslatableField.QUERY: "core_request",
@@ -68,8 +63,9 @@ def language_problem(text: str, language: str) -> str:
     if not text.strip():
         return "empty"
     if language.lower().startswith("zh"):
-        han, latin = len(_CJK.findall(text)), len(_LATIN_WORD.findall(text))
-        if han == 0 or han / (han + latin) < MIN_HAN_SHARE:
+        # Drug names, units and lab abbreviations stay in Latin letters in Chinese clinical text.
+        share = han_share(text)
+        if share is None or share < MIN_HAN_SHARE:
             return "not Chinese"
     return ""
 
@@ -152,7 +148,8 @@ def translations_import(
     try:
         release_obj = Release.objects.get(dataset__name=dataset, label=release, case_revisions__isnull=False)
     except Release.DoesNotExist:
-        raise ValidationError({"release": f"{dataset} {release}: no release with cases of that name."}) from None
+        raise ValidationError({"release": _("%(dataset)s %(release)s: no release with cases of that name.")
+                               % {"dataset": dataset, "release": release}}) from None
     except Release.MultipleObjectsReturned:
         release_obj = Release.objects.filter(dataset__name=dataset, label=release, case_revisions__isnull=False).first()
     revisions = {r.case.external_id: r for r in CaseRevision.objects.filter(release=release_obj).select_related("case")}

@@ -18,17 +18,18 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from cases.models import ModelResponse, QuestionSet, Release, RubricCriterion
 from graders.endpoints.policy import check_grader_target
 
 
 class GraderKind(models.TextChoices):
-    RUBRIC_GRADER = "rubric-grader", "Rubric grader (one criterion per call)"
-    LLM_JUDGE = "llm-judge", "LLM-as-judge (holistic score)"
-    LIKERT_JUDGE = "likert-judge", "Likert judge (1-5 per axis)"
-    PAIRWISE_JUDGE = "pairwise-judge", "Pairwise judge (A / B / tie)"
-    QUESTION_SET_JUDGE = "question-set-judge", "Question-set judge (LiveClin pre-screen, per MCQ)"
+    RUBRIC_GRADER = "rubric-grader", _("Rubric grader (one criterion per call)")
+    LLM_JUDGE = "llm-judge", _("LLM-as-judge (holistic score)")
+    LIKERT_JUDGE = "likert-judge", _("Likert judge (1-5 per axis)")
+    PAIRWISE_JUDGE = "pairwise-judge", _("Pairwise judge (A / B / tie)")
+    QUESTION_SET_JUDGE = "question-set-judge", _("Question-set judge (LiveClin pre-screen, per MCQ)")
 
 
 class GraderRun(models.Model):
@@ -53,10 +54,10 @@ class GraderRun(models.Model):
 
 
 class Verdict(models.TextChoices):
-    MET = "met", "Met"
-    NOT_MET = "not_met", "Not met"
-    INVALID = "invalid", "Invalid output"
-    FAILED = "failed", "Failed (no answer after retries)"
+    MET = "met", _("Met")
+    NOT_MET = "not_met", _("Not met")
+    INVALID = "invalid", _("Invalid output")
+    FAILED = "failed", _("Failed (no answer after retries)")
 
 
 class GraderOutputFields(models.Model):
@@ -126,11 +127,11 @@ class JudgeScore(GraderOutputFields):
 
 
 class PairwiseVerdict(models.TextChoices):
-    A = "A", "A is better"
-    B = "B", "B is better"
-    TIE = "tie", "Tie"
-    INVALID = "invalid", "Invalid output"
-    FAILED = "failed", "Failed"
+    A = "A", _("A is better")
+    B = "B", _("B is better")
+    TIE = "tie", _("Tie")
+    INVALID = "invalid", _("Invalid output")
+    FAILED = "failed", _("Failed")
 
 
 class PairwiseJudgement(GraderOutputFields):
@@ -140,8 +141,8 @@ class PairwiseJudgement(GraderOutputFields):
     """
 
     class Order(models.TextChoices):
-        AB = "ab", "A shown first"
-        BA = "ba", "B shown first"
+        AB = "ab", _("A shown first")
+        BA = "ba", _("B shown first")
 
     run = models.ForeignKey(GraderRun, on_delete=models.CASCADE, related_name="pairwise")
     response_a = models.ForeignKey(ModelResponse, on_delete=models.PROTECT, related_name="+")
@@ -276,7 +277,8 @@ class GraderConfig(models.Model):
 
     def clean(self) -> None:
         if self.prompt_id and self.kind and self.prompt.kind != self.kind:
-            raise ValidationError({"prompt": f"This is a {self.prompt.kind} prompt; the grader is a {self.kind}."})
+            raise ValidationError({"prompt": _("This is a %(prompt)s prompt; the grader is a %(grader)s.")
+                                   % {"prompt": self.prompt.kind, "grader": self.kind}})
         # Which variable may hold the key and which hosts may receive it (the worker checks again).
         check_grader_target(base_url=self.base_url or "", api_key_env=self.api_key_env or "")
 
@@ -295,12 +297,12 @@ class GraderConfig(models.Model):
 
 
 class JobStatus(models.TextChoices):
-    QUEUED = "queued", "Queued"
-    RUNNING = "running", "Running"
-    CANCELLING = "cancelling", "Cancelling"
-    CANCELLED = "cancelled", "Cancelled"
-    DONE = "done", "Done"
-    FAILED = "failed", "Failed"
+    QUEUED = "queued", _("Queued")
+    RUNNING = "running", _("Running")
+    CANCELLING = "cancelling", _("Cancelling")
+    CANCELLED = "cancelled", _("Cancelled")
+    DONE = "done", _("Done")
+    FAILED = "failed", _("Failed")
 
 
 class JobProgress:
@@ -413,9 +415,9 @@ class GradingChunk(models.Model):
     """
 
     class Status(models.TextChoices):
-        PENDING = "pending", "Pending"
-        RUNNING = "running", "Running"
-        DONE = "done", "Done"
+        PENDING = "pending", _("Pending")
+        RUNNING = "running", _("Running")
+        DONE = "done", _("Done")
 
     job = models.ForeignKey(GradingJob, on_delete=models.CASCADE, related_name="chunks")
     index = models.PositiveIntegerField()

@@ -2,6 +2,7 @@
 
 from typing import Any
 
+from django.utils.translation import gettext as _
 from rest_framework import serializers
 
 from annotation.models import Study
@@ -29,12 +30,12 @@ class GraderConfigSerializer(serializers.ModelSerializer):
 
     def validate_api_key_env(self, value: str) -> str:
         if not ENV_NAME_RE.match(value) or value.lower().startswith(("sk-", "sk_")) or len(value) > 64:
-            raise serializers.ValidationError("Give the NAME of an environment variable, never the key itself.")
+            raise serializers.ValidationError(_("Give the NAME of an environment variable, never the key itself."))
         return value
 
     def validate_axes(self, value: Any) -> list[str]:
         if not isinstance(value, list) or not all(isinstance(a, str) and a.strip() for a in value):
-            raise serializers.ValidationError("A list of axis names.")
+            raise serializers.ValidationError(_("A list of axis names."))
         return [a.strip() for a in value]
 
     def prompt_values(self, instance: GraderConfig | None) -> tuple[str, str]:
@@ -82,9 +83,9 @@ class GradingJobCreateSerializer(serializers.Serializer):
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         chosen = [k for k in ("study", "release", "dataset") if attrs.get(k) is not None]
         if len(chosen) != 1:
-            raise serializers.ValidationError("Give exactly one of study, release, or dataset (with models).")
+            raise serializers.ValidationError(_("Give exactly one of study, release, or dataset (with models)."))
         if attrs.get("models") and "dataset" not in chosen:
-            raise serializers.ValidationError({"models": "models select responses within a dataset."})
+            raise serializers.ValidationError({"models": _("models select responses within a dataset.")})
         return attrs
 
     def selection(self) -> dict[str, Any]:

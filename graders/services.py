@@ -14,6 +14,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from graders.jobs.runner import answer_models, reconcile
 from graders.jobs.units import all_units, selection_label, selection_responses
@@ -46,7 +47,7 @@ def prompt_template_get_or_create(
     version = version.strip()
     problems = prompts.validate_template(kind, text)
     if not version:
-        problems.append("Give the prompt a version.")
+        problems.append(_("Give the prompt a version."))
     if problems:
         raise ValidationError({"prompt_text": problems})
     # One transaction so two admins saving the same new version cannot both create it.
@@ -54,10 +55,9 @@ def prompt_template_get_or_create(
         existing = PromptTemplate.objects.select_for_update().filter(kind=kind, version=version).first()
         if existing is not None:
             if existing.text.replace("\r\n", "\n").strip() != text.replace("\r\n", "\n").strip():
-                raise ValidationError({
-                    "prompt_version": f"Version {version} of the {kind} prompt exists with a different text; "
-                    "prompt versions are immutable, so give the edited prompt a new version."
-                })
+                raise ValidationError({"prompt_version": _(
+                    "Version %(version)s of the %(kind)s prompt exists with a different text; prompt versions are "
+                    "immutable, so give the edited prompt a new version.") % {"version": version, "kind": kind}})
             return existing
         return PromptTemplate.objects.create(kind=kind, version=version, text=text, created_by=created_by)
 
@@ -116,7 +116,7 @@ def grader_config_delete(*, config: GraderConfig) -> None:
     with transaction.atomic():
         locked = GraderConfig.objects.select_for_update().get(pk=config.pk)
         if GradingJob.objects.filter(config=locked).exists():
-            raise ConflictError("This grader has grading jobs; it cannot be deleted.")
+            raise ConflictError(_("This grader has grading jobs; it cannot be deleted."))
         locked.delete()
 
 
@@ -136,7 +136,7 @@ def _snapshot(config: GraderConfig) -> dict[str, Any]:
 def _enqueue_runners(job_id: int, count: int) -> None:
     from graders.tasks import grading_job_run, schedule_watch
 
-    for _ in range(count):
+    for _runner in range(count):
         grading_job_run.enqueue(job_id)
     # A watch follows the job while it is active, so a runner whose worker dies is replaced by
     # whichever worker is alive (graders/jobs/healing.py); no one has to press Resume.
@@ -158,8 +158,8 @@ def grading_job_create(
         axes = list(config.axes or prompts.LIKERT_AXES) if config.kind == GraderKind.LIKERT_JUDGE else []
         units = all_units(config.kind, selection_responses(selection), axes=axes)
     if not units:
-        raise ValidationError({"selection": "The selection has nothing to grade (no responses, criteria, pairs "
-                                            "or question sets)."})
+        raise ValidationError({"selection": _("The selection has nothing to grade (no responses, criteria, pairs "
+                                              "or question sets).")})
     parallel_tasks = max(1, min(parallel_tasks, config.concurrency))
     threads = max(1, config.concurrency // parallel_tasks)
     size = max(16, min(MAX_CHUNK, threads * UNITS_PER_THREAD))
@@ -194,7 +194,8 @@ def grading_job_cancel(*, job: GradingJob) -> GradingJob:
     with transaction.atomic():
         job = GradingJob.objects.select_for_update().get(pk=job.pk)
         if not job.can_cancel:
-            raise ConflictError(f"A {job.get_status_display().lower()} job cannot be cancelled.")
+            raise ConflictError(_("A job in the state “%(status)s” cannot be cancelled.")
+                                % {"status": job.get_status_display()})
         if job.status == JobStatus.QUEUED or job.is_stale:
             job.chunks.filter(status=GradingChunk.Status.RUNNING).update(
                 status=GradingChunk.Status.PENDING, heartbeat_at=None
@@ -213,7 +214,8 @@ def grading_job_resume(*, job: GradingJob) -> GradingJob:
     with transaction.atomic():
         job = GradingJob.objects.select_for_update().get(pk=job.pk)
         if not job.can_resume:
-            raise ConflictError(f"A {job.get_status_display().lower()} job cannot be resumed.")
+            raise ConflictError(_("A job in the state “%(status)s” cannot be resumed.")
+                                % {"status": job.get_status_display()})
         # Only a stopped or stalled job gets here, so no live runner holds a chunk or a slot.
         job.chunks.filter(status=GradingChunk.Status.RUNNING).update(
             status=GradingChunk.Status.PENDING, heartbeat_at=None
@@ -236,7 +238,7 @@ def grading_job_retry_failed(*, job: GradingJob) -> GradingJob:
     with transaction.atomic():
         job = GradingJob.objects.select_for_update().get(pk=job.pk)
         if job.status in GradingJob.ACTIVE_STATES and not job.is_stale:
-            raise ConflictError("Wait until the job has stopped before retrying its failed decisions.")
+            raise ConflictError(_("Wait until the job has stopped before retrying its failed decisions."))
         for model in answer_models(job.run.kind):
             status_field = "status" if model is JudgeScore else "verdict"
             model.objects.filter(run=job.run, **{status_field: Verdict.FAILED}).delete()

@@ -56,7 +56,7 @@ def config_edit(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_http_methods(["GET"])
 def job_list(request: HttpRequest) -> HttpResponse:
-    jobs = selectors.job_list(access.access_grading_jobs_for_view(request.user))[:200]
+    jobs = selectors.with_selection_names(selectors.job_list(access.access_grading_jobs_for_view(request.user))[:200])
     return render(request, "graders/job_list.html", {"jobs": jobs})
 
 
@@ -84,7 +84,7 @@ def job_create(request: HttpRequest) -> HttpResponse:
 
 @require_http_methods(["GET"])
 def job_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    job = access.access_grading_job_for_view(request.user, pk)
+    job = selectors.with_selection_names([access.access_grading_job_for_view(request.user, pk)])[0]
     problems = selectors.job_problem_answers(job)
     return render(request, "graders/job_detail.html", {"job": job, "problems": problems})
 
@@ -107,7 +107,7 @@ def _job_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
     else:
-        messages.success(request, _("Job %(job)s: %(status)s.") % {"job": job.pk, "status": str(job.get_status_display()).lower()})
+        messages.success(request, _("Job %(job)s: %(status)s.") % {"job": job.pk, "status": job.get_status_display()})
     return redirect("graders:job_detail", pk=job.pk)
 
 

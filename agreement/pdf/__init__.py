@@ -19,6 +19,8 @@ import io
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from django.utils.formats import date_format
+from django.utils.translation import gettext as _
 from PIL import Image as PILImage
 from reportlab import rl_config
 from reportlab.lib.pagesizes import A4, landscape
@@ -42,6 +44,7 @@ from agreement.pdf.fonts import SANS, SANS_BOLD, SANS_ITALIC, markup, register
 from agreement.pdf.tables import needs_landscape, pdf_table
 from agreement.reports import Report, software_version
 from agreement.reports.presentation import compact, numbered
+from agreement.reports.words import COUNT_NAMES
 
 # Binary streams, not ASCII85 text: a third smaller and several times faster to write (the 300-dpi
 # figures are most of the file). Every PDF reader reads binary streams; only 7-bit mail needed A85.
@@ -94,7 +97,7 @@ class _Document(BaseDocTemplate):
         canvas.saveState()
         canvas.setFont(SANS, 7)
         canvas.drawString(MARGIN, MARGIN / 2, self.report_title[:120])
-        canvas.drawRightString(doc.pagesize[0] - MARGIN, MARGIN / 2, f"page {doc.page}")
+        canvas.drawRightString(doc.pagesize[0] - MARGIN, MARGIN / 2, _("page %(n)s") % {"n": doc.page})
         canvas.restoreState()
 
 
@@ -112,13 +115,15 @@ def _cover(report: Report, title: str, styles: dict[str, ParagraphStyle]) -> lis
     sel = {k: v for k, v in report.selection.as_dict().items() if v not in (None, [], {}, "", 0)}
     parts: list[Flowable] = [
         Paragraph(markup(title), styles["title"]),
-        Paragraph(markup(f"medreview {software_version()}, generated {report.generated_at:%Y-%m-%d %H:%M} UTC"),
+        Paragraph(markup(_("medreview %(version)s, generated %(when)s UTC") % {
+            "version": software_version(), "when": date_format(report.generated_at, "DATETIME_FORMAT")}),
                   styles["body"]),
     ]
     for head, body in (
-        ("Selection", ", ".join(f"{k} = {v}" for k, v in sel.items()) or "everything"),
-        ("Counts", ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in report.counts.items())),
-        ("Labels used", report.labels_used),
+        (_("Selection"), ", ".join(f"{k} = {v}" for k, v in sel.items()) or _("everything")),
+        (_("Counts"), _("; ").join(f"{_(COUNT_NAMES[k]) if k in COUNT_NAMES else k}: {v}"
+                                   for k, v in report.counts.items())),
+        (_("Labels used"), report.labels_used),
     ):
         parts += [Paragraph(markup(head), styles["head"]), Paragraph(markup(body), styles["body"])]
     return parts
@@ -146,42 +151,44 @@ def _figure(fig: PdfFigure, styles: dict[str, ParagraphStyle], width: float, hei
     points_w, points_h = pixels_w / PNG_DPI * 72, pixels_h / PNG_DPI * 72
     scale = min(1.0, width / points_w, (height - 40) / points_h)
     image = _Picture(reader, points_w * scale, points_h * scale)
-    return KeepTogether([Paragraph(markup(f"Figure {fig.number}. {fig.title}"), styles["caption"]), image])
+    caption = _("Figure %(number)s.") % {"number": fig.number} + " " + fig.title
+    return KeepTogether([Paragraph(markup(caption), styles["caption"]), image])
 
 
 def _tables(report: Report, styles: dict[str, ParagraphStyle], orientation: str) -> list[Flowable]:
     """Every table with its number, flowing; switches to landscape pages at the first table too wide."""
-    parts: list[Flowable] = [Paragraph("Tables", styles["h1"])]
+    parts: list[Flowable] = [Paragraph(markup(_("Tables")), styles["h1"])]
     for number, table in numbered(report.tables):
         heads, rows, _shown = compact(table.frame)
         if rows and orientation == PORTRAIT and needs_landscape(heads, rows, frame_width(PORTRAIT)):
             orientation = LANDSCAPE
             parts += [NextPageTemplate(LANDSCAPE), PageBreak()]
-        parts.append(Paragraph(markup(f"Table {number}. {table.title}"), styles["caption"]))
+        parts.append(Paragraph(markup(_("Table %(number)s.") % {"number": number} + " " + table.title), styles["caption"]))
         if rows:
             parts.append(pdf_table(heads, rows, frame_width(orientation)))
         else:
-            parts.append(Paragraph("No rows for this selection.", styles["note"]))
+            parts.append(Paragraph(markup(_("No rows for this selection.")), styles["note"]))
         if table.note:
             parts.append(Paragraph(markup(table.note), styles["note"]))
     return parts
 
 
-def report_pdf(report: Report, figures: Iterable[PdfFigure] = (), *, title: str = "Agreement report") -> bytes:
+def report_pdf(report: Report, figures: Iterable[PdfFigure] = (), *, title: str = "") -> bytes:
     """The report's cover, figures, tables and conventions as PDF bytes."""
+    title = title or _("Agreement report")
     styles = _styles()
     buffer = io.BytesIO()
     doc = _Document(buffer, title)
     story: list[Flowable] = _cover(report, title, styles)
     figures = list(figures)
     if figures:
-        story.append(Paragraph("Figures", styles["h1"]))
+        story.append(Paragraph(markup(_("Figures")), styles["h1"]))
         story += [_figure(f, styles, frame_width(PORTRAIT), frame_height(PORTRAIT)) for f in figures]
     story.append(Spacer(1, 6))
     tables = _tables(report, styles, PORTRAIT)
     story += tables
-    story.append(Paragraph("Conventions", styles["h1"]))
+    story.append(Paragraph(markup(_("Conventions")), styles["h1"]))
     for key, text in report.conventions.items():
-        story += [Paragraph(markup(key.replace("_", " ")), styles["head"]), Paragraph(markup(text), styles["body"])]
+        story += [Paragraph(markup(key.replace("_", " ")), styles["head"]), Paragraph(markup(_(text)), styles["body"])]
     doc.build(story)
     return buffer.getvalue()

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from django.utils.translation import gettext, ngettext
 
 from agreement import metrics
 from agreement.reports.base import RELIABILITY_SLUG, RELIABILITY_TARGET, LabelData, _rows, task_codes
@@ -181,10 +182,11 @@ def grader_vs_raters(hm: HumanMatrix, g: GraderArrays) -> tuple[float | None, st
             continue
         per.append((int(hm.rater_ids[k]), metrics.macro_f1(hm.rows_met[rows], g.predicted[hm.rows_pair[rows]])))
     if not per:
-        return None, "no physician labelled a pair this grader decided", per
+        return None, gettext("no physician labelled a pair this grader decided"), per
     undefined = [rid for rid, r in per if r.value is None]
     if undefined:
-        return None, f"Macro-F1 undefined against {len(undefined)} physician(s)", per
+        return None, ngettext("Macro-F1 undefined against %(n)s physician", "Macro-F1 undefined against %(n)s physicians",
+                              len(undefined)) % {"n": len(undefined)}, per
     return float(np.mean([r.value for _rid, r in per])), None, per
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from django.utils.translation import gettext, gettext_noop
 
 from agreement.selectors import (
     RaterInfo,
@@ -27,6 +28,8 @@ PAPER_LAYOUT_MAX_RATERS = 6
 
 
 CONSENSUS = "Physician consensus"
+#: The physicians as one source of pairwise verdicts (MEDIC tables), beside the judges.
+PHYSICIANS = "Physicians"
 
 
 LOW_CASE_MF1 = 0.6
@@ -35,7 +38,7 @@ LOW_CASE_MF1 = 0.6
 SENIOR_RANKS = ("associate_chief", "chief")
 
 
-LABELS_USED = (
+LABELS_USED = gettext_noop(
     "First-round ratings only (round 1: each physician's independent label, given before any "
     "inspection). Labels changed after inspection (later rounds) and final labels are not used."
 )
@@ -43,38 +46,65 @@ LABELS_USED = (
 
 CONVENTIONS: dict[str, str] = {
     "labels": LABELS_USED,
-    "ac1": "Gwet's AC1 (Gwet 2008, irrCAC): chance agreement from the scale's declared categories; "
-    "SE without finite-population correction; CI = value +- t(0.975, n-1) x SE, upper bound capped at 1; "
-    "p one-sided (H0: AC1 <= 0).",
-    "fleiss_kappa": "Fleiss' kappa on the same ratings, shown beside AC1 (kappa paradox).",
-    "positive_rate": "On met / not met tasks: the share of labels that are 'met' (a positive rate, as "
-    "ClinConsensus and HealthBench report it), never called an approval: on a penalty criterion 'met' means "
-    "the response made the error.",
-    "percent_agreement": "Mean over subjects with >= 2 ratings of the share of agreeing rater pairs.",
-    "approval_rate": "Share of a rater's labels in the scale's approving categories (ScaleCategory.approves). "
-    "On the 0-2 scales a score >= 1 approves, as LiveMedBench publishes it (Sec. 4.1: 'scores >= 1 denote "
-    "approval'); scales without approving categories (Likert, pairwise) and met / not met scales (positive rate) "
-    "have no approval rate.",
-    "macro_f1": "Mean of F1(met) and F1(not met) pooled over criterion decisions (HealthBench). "
-    "Invalid or failed grader outputs count as wrong (ClinConsensus); undefined values are empty, never 0.",
-    "grader_macro_f1": "Mean of the grader's Macro-F1 against each physician (LiveMedBench eq. 9), "
-    "on the (response, criterion) pairs the physicians rated and the grader decided.",
-    "human_macro_f1": "Macro-F1 between two physicians on the pairs both rated; 'pairwise mean' averages "
-    "over rater pairs, 'pooled' adds all pairs' confusion counts.",
-    "case_score": "clip(sum of points of met criteria / sum of positive points, 0, 1) per response "
-    "(LiveMedBench eq. 1), over the criteria the physicians rated; invalid grader outputs count as not met.",
-    "consensus_score": "Mean of the physicians' case scores for a response (LiveMedBench eq. 10).",
-    "pearson": "Pearson r between a grader's case score (rubric grader) or normalised judge score "
-    "(LLM-as-judge) and the consensus score; Fisher-z CI, two-sided p.",
-    "expert_groups": "A group's label on a decision is the majority of its raters' labels (ties dropped); "
-    "a group's positive rate counts every decision of its raters (met decisions / decisions, like the tau "
-    "calibration); "
-    "Macro-F1 with group A as reference; case-level Macro-F1 per response, cases where it is undefined "
-    "are counted apart.",
-    "ranking": "Model score = mean case score of the model's responses for each grader; Spearman, Kendall "
-    "tau-b, top-k overlap and mean absolute difference (percentage points) between two graders.",
-    "position_bias": "Pairs a pairwise judge saw in both orders; a flip is a different verdict "
-    "(verdicts are stored in terms of response A/B whatever the order shown).",
+    "ac1": gettext_noop(
+        "Gwet's AC1 (Gwet 2008, irrCAC): chance agreement from the scale's declared categories; "
+        "SE without finite-population correction; CI = value +- t(0.975, n-1) x SE, upper bound capped at 1; "
+        "p one-sided (H0: AC1 <= 0)."
+    ),
+    "fleiss_kappa": gettext_noop(
+        "Fleiss' kappa on the same ratings, shown beside AC1 (kappa paradox)."
+    ),
+    "positive_rate": gettext_noop(
+        "On met / not met tasks: the share of labels that are 'met' (a positive rate, as ClinConsensus and "
+        "HealthBench report it), never called an approval: on a penalty criterion 'met' means the response "
+        "made the error."
+    ),
+    "percent_agreement": gettext_noop(
+        "Mean over subjects with >= 2 ratings of the share of agreeing rater pairs."
+    ),
+    "approval_rate": gettext_noop(
+        "Share of a rater's labels in the scale's approving categories (ScaleCategory.approves). "
+        "On the 0-2 scales a score >= 1 approves, as LiveMedBench publishes it (Sec. 4.1: 'scores >= 1 denote "
+        "approval'); scales without approving categories (Likert, pairwise) and met / not met scales (positive "
+        "rate) have no approval rate."
+    ),
+    "macro_f1": gettext_noop(
+        "Mean of F1(met) and F1(not met) pooled over criterion decisions (HealthBench). "
+        "Invalid or failed grader outputs count as wrong (ClinConsensus); undefined values are empty, never 0."
+    ),
+    "grader_macro_f1": gettext_noop(
+        "Mean of the grader's Macro-F1 against each physician (LiveMedBench eq. 9), "
+        "on the (response, criterion) pairs the physicians rated and the grader decided."
+    ),
+    "human_macro_f1": gettext_noop(
+        "Macro-F1 between two physicians on the pairs both rated; 'pairwise mean' averages "
+        "over rater pairs, 'pooled' adds all pairs' confusion counts."
+    ),
+    "case_score": gettext_noop(
+        "clip(sum of points of met criteria / sum of positive points, 0, 1) per response "
+        "(LiveMedBench eq. 1), over the criteria the physicians rated; invalid grader outputs count as not met."
+    ),
+    "consensus_score": gettext_noop(
+        "Mean of the physicians' case scores for a response (LiveMedBench eq. 10)."
+    ),
+    "pearson": gettext_noop(
+        "Pearson r between a grader's case score (rubric grader) or normalised judge score "
+        "(LLM-as-judge) and the consensus score; Fisher-z CI, two-sided p."
+    ),
+    "expert_groups": gettext_noop(
+        "A group's label on a decision is the majority of its raters' labels (ties dropped); "
+        "a group's positive rate counts every decision of its raters (met decisions / decisions, like the tau "
+        "calibration); Macro-F1 with group A as reference; case-level Macro-F1 per response, cases where it is "
+        "undefined are counted apart."
+    ),
+    "ranking": gettext_noop(
+        "Model score = mean case score of the model's responses for each grader; Spearman, Kendall "
+        "tau-b, top-k overlap and mean absolute difference (percentage points) between two graders."
+    ),
+    "position_bias": gettext_noop(
+        "Pairs a pairwise judge saw in both orders; a flip is a different verdict "
+        "(verdicts are stored in terms of response A/B whatever the order shown)."
+    ),
 }
 
 
@@ -116,8 +146,9 @@ class Report:
     tables: list[Table]
     counts: dict[str, int]
     generated_at: dt.datetime
-    labels_used: str = LABELS_USED
-    conventions: dict[str, str] = field(default_factory=lambda: dict(CONVENTIONS))
+    #: In the interface language the report was built in (`build_report`); the exports' about sheet too.
+    labels_used: str = field(default_factory=lambda: gettext(LABELS_USED))
+    conventions: dict[str, str] = field(default_factory=lambda: {k: gettext(v) for k, v in CONVENTIONS.items()})
     #: Arrays the charts draw (confusion counts, scatter points); not exported.
     chart_data: dict[str, Any] = field(default_factory=dict)
 

@@ -26,10 +26,13 @@ def labels_fingerprint() -> str:
 
 
 def cache_key(kind: str, selection: Selection, fingerprint: str) -> str:
+    """Per interface language too: titles, notes and chart labels are written in the reader's."""
     import hashlib
     import json
 
-    raw = json.dumps([kind, selection.as_dict(), fingerprint], sort_keys=True)
+    from django.utils.translation import get_language
+
+    raw = json.dumps([kind, selection.as_dict(), fingerprint, get_language() or ""], sort_keys=True)
     return "agreement:" + hashlib.sha256(raw.encode()).hexdigest()
 
 

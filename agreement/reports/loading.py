@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pandas as pd
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from agreement.reports.base import LabelData
 from agreement.selectors import (
@@ -52,6 +54,14 @@ def load_labels(selection: Selection) -> LabelData:
     )
 
 
+#: How a merged grader is named in a report: "gpt-4.1 rubric grader v1 (runs #1, #2, #3)".
+KIND_SHORT_NAMES = {
+    GraderKind.RUBRIC_GRADER: gettext_lazy("rubric grader"), GraderKind.LLM_JUDGE: gettext_lazy("llm-as-judge"),
+    GraderKind.LIKERT_JUDGE: gettext_lazy("likert judge"), GraderKind.PAIRWISE_JUDGE: gettext_lazy("pairwise judge"),
+    GraderKind.QUESTION_SET_JUDGE: gettext_lazy("question-set judge"),
+}
+
+
 def _merge_runs(
     frame: pd.DataFrame, info: dict[int, RunInfo], labels: dict[int, tuple[str, str]], unit: tuple[str, ...]
 ) -> pd.DataFrame:
@@ -76,8 +86,10 @@ def _merge_runs(
             continue
         for rid in ids:
             mapping[rid] = ids[0]
-        kind_name = dict(GraderKind.choices).get(kind, kind).split(" (")[0]
-        label = f"{model} {kind_name.lower()}{f' {version}' if version else ''} (runs #{', #'.join(map(str, ids))})"
+        kind_name = str(KIND_SHORT_NAMES.get(kind, kind))
+        label = _("%(model)s %(kind)s (runs %(runs)s)") % {
+            "model": model, "kind": f"{kind_name} {version}" if version else kind_name,
+            "runs": _(", ").join(f"#{i}" for i in ids)}
         labels[ids[0]] = (label, kind)
     if not mapping:
         return frame

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
+from django.utils.translation import gettext as _
 
 from agreement.reports.base import LabelData, Table
 from agreement.selectors import (
@@ -76,5 +77,6 @@ def _stratified(
         if "stratum" not in frame:
             frame = frame.assign(stratum=pd.Series(dtype=object))
         cols = ["stratum", *[c for c in frame.columns if c != "stratum"]]
-        out.append(Table(t.key, f"{t.title}, by {STRATA[stratum].lower()}", frame[cols], t.note))
+        by = _("%(title)s, by %(stratum)s") % {"title": t.title, "stratum": str(STRATA[stratum]).lower()}
+        out.append(Table(t.key, by, frame[cols], t.note))
     return out

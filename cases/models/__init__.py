@@ -14,17 +14,17 @@ from cases.storage import import_storage
 
 
 class ImportFormat(models.TextChoices):
-    LIVEMEDBENCH = "livemedbench", "LiveMedBench cases"
-    LIVEMEDBENCH_RESPONSES = "livemedbench-responses", "LiveMedBench model responses"
-    LIVEMEDBENCH_GRADES = "livemedbench-grades", "LiveMedBench grader results"
-    LIVECLIN = "liveclin", "LiveClin question sets"
-    LIVECLIN_JUDGE = "liveclin-judge", "LiveClin Judge verdicts (pre-screen)"
+    LIVEMEDBENCH = "livemedbench", _("LiveMedBench cases")
+    LIVEMEDBENCH_RESPONSES = "livemedbench-responses", _("LiveMedBench model responses")
+    LIVEMEDBENCH_GRADES = "livemedbench-grades", _("LiveMedBench grader results")
+    LIVECLIN = "liveclin", _("LiveClin question sets")
+    LIVECLIN_JUDGE = "liveclin-judge", _("LiveClin Judge verdicts (pre-screen)")
     HEALTHBENCH = "healthbench", "HealthBench"
-    GENERIC = "generic", "Generic (ClinConsensus-style)"
-    JUDGE_SCORES = "judge-scores", "Judge scores collected outside medreview (holistic or per axis)"
-    PAIRWISE_VERDICTS = "pairwise-verdicts", "Pairwise verdicts collected outside medreview"
-    AI_LABELS = "ai-labels", "AI labels (taxonomy node, clinical stage, modality), JSONL"
-    LIVECLIN_LABELS = "liveclin-labels", "AI labels carried by a LiveClin release file"
+    GENERIC = "generic", _("Generic (ClinConsensus-style)")
+    JUDGE_SCORES = "judge-scores", _("Judge scores collected outside medreview (holistic or per axis)")
+    PAIRWISE_VERDICTS = "pairwise-verdicts", _("Pairwise verdicts collected outside medreview")
+    AI_LABELS = "ai-labels", _("AI labels (taxonomy node, clinical stage, modality), JSONL")
+    LIVECLIN_LABELS = "liveclin-labels", _("AI labels carried by a LiveClin release file")
 
 
 class Dataset(models.Model):
@@ -43,8 +43,8 @@ class Release(models.Model):
     """One imported file. Importing the same bytes again is detected by its SHA-256."""
 
     class Status(models.TextChoices):
-        IMPORTED = "imported", "Imported"
-        SUPERSEDED = "superseded", "Superseded by a later release"
+        IMPORTED = "imported", _("Imported")
+        SUPERSEDED = "superseded", _("Superseded by a later release")
 
     dataset = models.ForeignKey(Dataset, on_delete=models.PROTECT, related_name="releases")
     label = models.CharField(max_length=100, help_text="e.g. v202601 or 2025H1")
@@ -82,6 +82,12 @@ class Release(models.Model):
         date = f"{self.imported_at:%Y-%m-%d}" if self.imported_at else ""
         parts = [f"{self.dataset} {self.label}", detail, date]
         return " · ".join(p for p in parts if p) + (f" (#{self.pk})" if self.pk else "")
+
+    @property
+    def names(self) -> str:
+        """Only the names people gave (dataset, label, model), for pages that say what the file held
+        in the reader's language beside them (`get_format_display`); `str()` is for logs and the admin."""
+        return " · ".join(p for p in (f"{self.dataset} {self.label}", self.model_name) if p)
 
 
 class Specialty(models.Model):
@@ -128,14 +134,14 @@ class Case(models.Model):
 
 
 class Difficulty(models.TextChoices):
-    LOW = "low", "Low"
-    MEDIUM = "medium", "Medium"
-    HIGH = "high", "High"
+    LOW = "low", _("Low")
+    MEDIUM = "medium", _("Medium")
+    HIGH = "high", _("High")
 
 
 class Register(models.TextChoices):
-    LAY = "lay", "Lay-facing"
-    PROFESSIONAL = "professional", "Professional-facing"
+    LAY = "lay", _("Lay-facing")
+    PROFESSIONAL = "professional", _("Professional-facing")
 
 
 class CaseRevisionQuerySet(models.QuerySet["CaseRevision"]):
@@ -289,12 +295,12 @@ class ImportJob(models.Model):
     run by a background worker, which reads the file from MEDIA_ROOT."""
 
     class Status(models.TextChoices):
-        VALIDATED = "validated", "Validated, waiting for confirmation"
-        REFUSED = "refused", "Refused (errors in the file)"
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
+        VALIDATED = "validated", _("Validated, waiting for confirmation")
+        REFUSED = "refused", _("Refused (errors in the file)")
+        QUEUED = "queued", _("Queued")
+        RUNNING = "running", _("Running")
+        DONE = "done", _("Done")
+        FAILED = "failed", _("Failed")
 
     format = models.CharField(max_length=32, choices=ImportFormat.choices)
     dataset_name = models.CharField(max_length=100)
@@ -335,6 +341,12 @@ class ImportJob(models.Model):
         return self.status in {self.Status.QUEUED, self.Status.RUNNING}
 
     @property
+    def stage_display(self) -> str:
+        """Where a running import is, in the reader's language."""
+        stages = {"parse": _("reading the file"), "write": _("writing"), "done": _("done")}
+        return str(stages.get(self.stage, self.stage))
+
+    @property
     def percent(self) -> int:
         if self.status == self.Status.DONE:
             return 100
@@ -368,13 +380,13 @@ class TextTranslation(models.Model):
     """
 
     class Source(models.TextChoices):
-        IMPORTED = "imported", "Imported with a release"
-        MACHINE = "machine", "Machine translation"
-        HUMAN = "human", "Human translation"
+        IMPORTED = "imported", _("Imported with a release")
+        MACHINE = "machine", _("Machine translation")
+        HUMAN = "human", _("Human translation")
 
     class Status(models.TextChoices):
-        VALID = "valid", "Valid"
-        INVALID = "invalid", "Invalid (empty or not in the target language; never shown)"
+        VALID = "valid", _("Valid")
+        INVALID = "invalid", _("Invalid (empty or not in the target language; never shown)")
 
     revision = models.ForeignKey(CaseRevision, on_delete=models.PROTECT, related_name="translations")
     field = models.CharField(max_length=16, choices=TranslatableField.choices)

@@ -1,9 +1,12 @@
-"""Template helpers for the data pages: imported Markdown (LiveClin tables) rendered safely."""
+"""Template helpers for the data pages: imported Markdown (LiveClin tables) rendered safely, and the
+words of an import report in the reader's language."""
 
 from typing import Any
 
 from django import template
+from django.utils.translation import gettext_lazy, pgettext_lazy
 
+from cases.importers.counts import counts_summary, created_label, thing_label
 from medreview.text.safe_html import http_url, markdown_to_safe_html
 
 register = template.Library()
@@ -26,26 +29,31 @@ def table_markdown(table: Any) -> str:
     return ""
 
 
-COUNT_LABELS = {
-    "cases": "New cases", "revisions": "New revisions of existing cases", "criteria": "Rubric criteria",
-    "question_sets": "Question sets", "mcqs": "MCQs", "responses": "Model responses",
-    "grader_decisions": "Grader decisions", "ai_labels": "AI labels",
+register.filter("counts_summary", counts_summary)
+register.filter("created_label", created_label)
+register.filter("thing_label", thing_label)
+
+
+IMPORT_STATUS = {
+    "dry-run": pgettext_lazy("import", "checked, nothing written yet"),
+    "imported": pgettext_lazy("import", "imported"),
+    "unchanged": pgettext_lazy("import", "already imported"),
+    "refused": pgettext_lazy("import", "refused"),
+    "failed": pgettext_lazy("import", "failed"),
 }
 
 
-@register.filter(name="count_label")
-def count_label(key: str) -> str:
-    return COUNT_LABELS.get(key, key.replace("_", " ").capitalize())
+@register.filter(name="import_status")
+def import_status(status: str) -> str:
+    """An import report's status word ("dry-run", "refused"...) as a reader says it."""
+    return str(IMPORT_STATUS.get(status, status))
 
 
-@register.filter(name="counts_summary")
-def counts_summary(counts: Any) -> str:
-    """'8 new cases, 41 rubric criteria' from a release's counts; zero counts left out."""
-    if not isinstance(counts, dict):
-        return ""
-    parts = [f"{n} {_lower(count_label(k))}" for k, n in counts.items() if k in COUNT_LABELS and n]
-    return ", ".join(parts) or "nothing new"
+TURN_ROLES = {"user": gettext_lazy("Patient"), "assistant": gettext_lazy("Assistant"),
+              "system": gettext_lazy("System prompt")}
 
 
-def _lower(label: str) -> str:
-    return label if label == "MCQs" else label.lower()
+@register.filter(name="turn_role")
+def turn_role(role: str) -> str:
+    """Who speaks in a HealthBench conversation turn."""
+    return str(TURN_ROLES.get(role, role))

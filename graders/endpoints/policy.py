@@ -19,13 +19,14 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext as _
 
 
 def key_variable_problem(name: str) -> str | None:
     prefix = settings.GRADER_KEY_ENV_PREFIX
     if not prefix or not name.startswith(prefix) or name == prefix:
-        return (f"The key's environment variable must be named {prefix}<something> "
-                f"(e.g. {prefix}OPENAI); {name!r} is not allowed.")
+        return _("The key's environment variable must be named %(prefix)s<something> (e.g. %(prefix)sOPENAI); "
+                 "%(name)s is not allowed.") % {"prefix": prefix, "name": repr(name)}
     return None
 
 
@@ -34,16 +35,16 @@ def endpoint_problem(url: str) -> str | None:
         parts = urlsplit(url)
         port = parts.port
     except ValueError:
-        return f"{url!r} is not a valid URL."
+        return _("%(url)s is not a valid URL.") % {"url": repr(url)}
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        return "The endpoint must be an http:// or https:// URL."
+        return _("The endpoint must be an http:// or https:// URL.")
     host = parts.hostname.lower()
     allowed = {h.strip().lower() for h in settings.GRADER_ALLOWED_HOSTS if h.strip()}
     if host in allowed or (port is not None and f"{host}:{port}" in allowed):
         return None
-    listed = ", ".join(sorted(allowed)) or "none"
-    return (f"Host {host!r} is not in GRADER_ALLOWED_HOSTS (allowed: {listed}); "
-            "ask whoever runs medreview to add it.")
+    listed = ", ".join(sorted(allowed)) or _("none")
+    return _("Host %(host)s is not in GRADER_ALLOWED_HOSTS (allowed: %(listed)s); ask whoever runs medreview to "
+             "add it.") % {"host": repr(host), "listed": listed}
 
 
 def check_grader_target(*, base_url: str, api_key_env: str) -> None:

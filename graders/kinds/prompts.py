@@ -20,6 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from annotation.catalogue import MEDIC_AXES, MEDIC_RUBRICS, rubric_anchors
 from cases.importers.base import Issues
 from cases.importers.liveclin_judge import ParsedJudgeMCQ, judge_mcqs
@@ -226,7 +228,7 @@ def validate_template(kind: str, text: str) -> list[str]:
         GraderKind.PAIRWISE_JUDGE: ["{response_a}", "{response_b}"],
         QUESTION_SET_JUDGE: ["{case_report}", "{scenario}", "{mcqs}"],
     }.get(kind, [])
-    return [f"The template must contain {p}." for p in required if p not in text]
+    return [_("The template must contain %(placeholder)s.") % {"placeholder": p} for p in required if p not in text]
 
 
 def _check_schema(verdict_key: str) -> dict[str, Any]:

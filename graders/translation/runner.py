@@ -16,6 +16,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from annotation.models import Study
 from cases.models import CaseRevision, Release, TextTranslation
@@ -39,15 +40,15 @@ def selection_revisions(selection: dict) -> tuple[list[CaseRevision], str]:
     if "study" in selection:
         study = Study.objects.filter(pk=selection["study"]).first()
         if study is None:
-            raise ValidationError({"selection": "No such study."})
+            raise ValidationError({"selection": _("No such study.")})
         ids = study.items.values_list("revision_id", flat=True).distinct()
         return list(CaseRevision.objects.filter(pk__in=ids).order_by("pk")), f"study {study.name}"
     if "release" in selection:
         release = Release.objects.filter(pk=selection["release"]).select_related("dataset").first()
         if release is None:
-            raise ValidationError({"selection": "No such release."})
+            raise ValidationError({"selection": _("No such release.")})
         return list(CaseRevision.objects.filter(release=release).order_by("pk")), f"release {release}"
-    raise ValidationError({"selection": 'Give {"study": id} or {"release": id}.'})
+    raise ValidationError({"selection": _('Give {"study": id} or {"release": id}.')})
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,7 @@ class Unit:
 
 def pending_units(job: TranslationJob) -> list[Unit]:
     """Fields of the selection without a translation of this job's language and variant yet."""
-    revisions, _ = selection_revisions(job.selection)
+    revisions, _label = selection_revisions(job.selection)
     done = set(
         TextTranslation.objects.filter(revision__in=revisions, language=job.language, variant=job.variant)
         .values_list("revision_id", "key")
@@ -125,7 +126,7 @@ def _translate_one(job: TranslationJob, client: object, endpoint: Endpoint, unit
     problem = language_problem(result.text, job.language)
     # One field: the translation and the job's counters move together.
     with transaction.atomic():
-        _, created = TextTranslation.objects.get_or_create(
+        _translation, created = TextTranslation.objects.get_or_create(
             revision=unit.revision, key=unit.key, language=job.language, variant=job.variant,
             defaults={
                 "field": unit.field, "text": result.text.strip(), "source": TextTranslation.Source.MACHINE,

@@ -8,6 +8,7 @@ from __future__ import annotations
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from graders.endpoints.policy import check_grader_target
 from graders.models import JobStatus, TranslationJob
@@ -30,7 +31,7 @@ def translation_job_create(
 ) -> TranslationJob:
     """Plan a translation job (the key's variable and the host are checked; the key is not read)."""
     check_grader_target(base_url=base_url, api_key_env=api_key_env)
-    _, label = selection_revisions(selection)
+    _revisions, label = selection_revisions(selection)
     job = TranslationJob(
         selection=selection, selection_label=label[:500], language=language, variant=variant or f"machine:{model}",
         base_url=base_url, model=model, api_key_env=api_key_env, prompt_version=PROMPT_VERSION,
@@ -39,7 +40,7 @@ def translation_job_create(
     )
     job.total = len(pending_units(job))
     if job.total == 0:
-        raise ValidationError({"selection": "Nothing to translate: every field already has this translation."})
+        raise ValidationError({"selection": _("Nothing to translate: every field already has this translation.")})
     # One row: the job exists before its task is queued (on commit).
     with transaction.atomic():
         job.save()

@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "liveclin",
     "graders",
     "demo",
+    "medreview",  # the platform: system checks (catalogues compiled) and `compile_catalogues`
 ]
 # Test and development doubles (the fake OpenAI endpoint command): tests and `dev.py demo` turn them on.
 if env_bool("MEDREVIEW_DEV_TOOLS", default=False):
@@ -132,11 +133,17 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 
-LANGUAGE_CODE = "en"
 # The interface ships complete in these languages (docs/i18n.md: adding a third). A zh-CN / zh-SG
 # browser falls back to zh-Hans through Django's language fallbacks.
 LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
+# The language of a browser that asks for none of them, of e-mails to people who chose none, and of
+# management commands: a Chinese hospital sets LANGUAGE_CODE=zh-hans.
+LANGUAGE_CODE = env_str("LANGUAGE_CODE", default="en").lower()
+if LANGUAGE_CODE not in dict(LANGUAGES):
+    raise ImproperlyConfigured(f"LANGUAGE_CODE must be one of {', '.join(dict(LANGUAGES))}, not {LANGUAGE_CODE!r}")
 LOCALE_PATHS = [BASE_DIR / "locale"]
+# Dates and numbers as each language's readers write them (medreview/formats: 11月25日 22:09).
+FORMAT_MODULE_PATH = ["medreview.i18n.formats"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

@@ -20,7 +20,7 @@ from django.template.base import DebugLexer, TokenType
 USER_ATTRIBUTES = {"title", "placeholder", "aria-label", "alt", "aria-description", "data-confirm", "label"}
 RAW_ELEMENTS = {"script", "style", "kbd", "code", "pre"}
 UNTRANSLATED = {"medreview", "LiveMedBench", "LiveClin", "HealthBench", "ClinConsensus", "MEDIC", "CSV", "XLSX",
-                "JSON", "LaTeX", "PDF", "AC1", "F1", "Macro-F1", "API", "SHA-256", "pts", "A", "B", "OK"}
+                "JSON", "JSONL", "LaTeX", "PDF", "AC1", "F1", "Macro-F1", "API", "SHA-256", "pts", "A", "B", "OK"}
 _LETTER = re.compile(r"[A-Za-z]")
 
 

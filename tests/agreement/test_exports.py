@@ -40,9 +40,12 @@ def test_it_exports_xlsx_with_one_sheet_per_table(report):
     assert workbook.sheetnames[0] == "About"
     assert {t.key[:31] for t in report.tables} <= set(workbook.sheetnames)
     sheet = workbook["data_quality"]
+    # A reader's headers; each header's comment names the column as the CSV and JSON exports do.
     header = [c.value for c in sheet[1]]
-    assert "ac1" in header and "fleiss_kappa" in header
-    ac1 = sheet.cell(row=2, column=header.index("ac1") + 1).value
+    columns = [c.comment.text for c in sheet[1]]
+    assert "Gwet's AC1" in header and "Fleiss' κ" in header and "Task (id)" in header
+    assert "ac1" in columns and "fleiss_kappa" in columns
+    ac1 = sheet.cell(row=2, column=columns.index("ac1") + 1).value
     assert ac1 == pytest.approx(report.table("data_quality").frame.iloc[0]["ac1"])
 
 

@@ -2,6 +2,7 @@
 
     .venv/bin/python tests/browser/screenshots.py                      # throwaway SQLite + demo data
     .venv/bin/python tests/browser/screenshots.py --base-url http://127.0.0.1:8000   # a running demo
+    .venv/bin/python tests/browser/screenshots.py --only-chinese-report          # docs/i18n.md's two
 
 Without --base-url it migrates a temporary SQLite database, runs `load_demo`, serves it with
 runserver on a free port, takes the screenshots and stops the server it started.
@@ -29,6 +30,7 @@ from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, VIEWPORT  # noqa: E4
 
 DEMO_PASSWORD = "demo-pass-2026"  # the demo logins printed by `manage.py load_demo`
 RATING_STUDY = "Demo: LiveMedBench human validation"
+RELIABILITY_STUDY = "Demo: grader reliability"
 
 
 def _free_port() -> int:
@@ -77,11 +79,15 @@ def _sign_in(page: Page, base: str, username: str, password: str) -> None:
         page.press("#id_password", "Enter")
 
 
-def take(base: str, out: Path, password: str) -> list[Path]:
+def take(base: str, out: Path, password: str, *, only_chinese_report: bool = False) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+        if only_chinese_report:
+            written = _chinese_report(browser, base, out, password)
+            browser.close()
+            return written
         context = browser.new_context(viewport=VIEWPORT, locale="en-US", timezone_id="UTC")
         page = context.new_page()
 
@@ -119,8 +125,28 @@ def take(base: str, out: Path, password: str) -> list[Path]:
         page.goto(f"{base}/review/studies/")
         page.screenshot(path=out / "admin-dashboard.png")
         written.append(out / "admin-dashboard.png")
+        written.extend(_chinese_report(browser, base, out, password))
         browser.close()
     return written
+
+
+def _chinese_report(browser: object, base: str, out: Path, password: str) -> list[Path]:
+    """The agreement report as a researcher whose browser asks for Chinese (docs/i18n.md)."""
+    context = browser.new_context(viewport=VIEWPORT, locale="zh-CN", timezone_id="Asia/Shanghai")
+    page = context.new_page()
+    _sign_in(page, base, "researcher1", password)
+    page.goto(f"{base}/reports/")
+    study = page.locator("a", has_text=RELIABILITY_STUDY).get_attribute("href")
+    page.goto(f"{base}{study}")
+    page.wait_for_load_state("networkidle")  # the charts are images loaded after the page
+    # The labels used, the counts, the exports and the first charts, under the top bar.
+    page.locator("section.agreement-about").evaluate(
+        "e => window.scrollTo(0, e.getBoundingClientRect().top + window.scrollY - 80)")
+    page.screenshot(path=out / "report-zh.png")
+    page.locator("#table-grader_reliability").scroll_into_view_if_needed()
+    page.locator("#table-grader_reliability").screenshot(path=out / "report-zh-table.png")
+    context.close()
+    return [out / "report-zh.png", out / "report-zh-table.png"]
 
 
 def main() -> None:
@@ -128,6 +154,8 @@ def main() -> None:
     parser.add_argument("--base-url", help="a running medreview with the demo data (default: start one)")
     parser.add_argument("--password", default=DEMO_PASSWORD)
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
+    parser.add_argument("--only-chinese-report", action="store_true",
+                        help="only report-zh.png and report-zh-table.png (docs/i18n.md)")
     args = parser.parse_args()
     if not CHROMIUM.exists():
         raise SystemExit(f"needs Debian's Chromium at {CHROMIUM} (apt-get install chromium)")
@@ -136,7 +164,7 @@ def main() -> None:
     if base is None:
         server, base, tmp = _serve_demo()
     try:
-        for path in take(base.rstrip("/"), args.out, args.password):
+        for path in take(base.rstrip("/"), args.out, args.password, only_chinese_report=args.only_chinese_report):
             print(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
     finally:
         if server is not None:

@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 
 from annotation.models import Assignment, Rating
 from cases.models import TextTranslation
-from medreview.msgfmt import compile_all
+from medreview.i18n.msgfmt import compile_all
 from tests.annotation.builders import running_study
 from tests.browser.conftest import sign_in
 from tests.conftest import PASSWORD

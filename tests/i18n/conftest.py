@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from medreview.msgfmt import compile_all
+from medreview.i18n.msgfmt import compile_all
 
 LOCALE = Path(__file__).resolve().parents[2] / "locale"
 

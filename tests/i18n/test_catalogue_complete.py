@@ -14,12 +14,12 @@ import pytest
 from django.core.management import call_command
 from django.test import override_settings
 
-from medreview.msgfmt import compile_po, parse_po
+from medreview.i18n.msgfmt import compile_po, parse_po
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCALE = ROOT / "locale"
 LANGUAGES = ["zh_Hans"]
-CODE = ["accounts", "agreement", "annotation", "cases", "demo", "graders", "medreview", "static", "templates"]
+CODE = ["accounts", "agreement", "annotation", "cases", "demo", "graders", "liveclin", "medreview", "static", "templates"]
 IGNORE = ["static/vendor/*", "vendor", "*/migrations/*", "__pycache__"]
 
 needs_gettext = pytest.mark.skipif(

@@ -17,6 +17,8 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from accounts.models import Rank, Role
 from accounts.services import (
@@ -79,7 +81,7 @@ class Command(BaseCommand):
     def _user(self, username: str) -> Any:
         user = get_user_model().objects.select_related("profile").filter(username=username).first()
         if user is None:
-            raise CommandError(f"no account {username!r}")
+            raise CommandError(_("no account %(username)s") % {"username": repr(username)})
         return user
 
     def _save(self, options: dict[str, Any], *, create: bool) -> None:
@@ -88,7 +90,7 @@ class Command(BaseCommand):
         if not create:
             profile = getattr(self._user(username), "profile", None)
         elif get_user_model().objects.filter(username__iexact=username).exists():
-            raise CommandError(f"an account {username!r} exists; use `accounts update`")
+            raise CommandError(_("an account %(username)s exists; use `accounts update`") % {"username": repr(username)})
 
         def pick(option: str, current: Any, convert: Any = lambda v: v) -> Any:
             return convert(options[option]) if options[option] is not None else current
@@ -102,7 +104,8 @@ class Command(BaseCommand):
             email=options["email"], first_name=options["first_name"], last_name=options["last_name"],
         )
         user, created = account_save(data=data)
-        self.stdout.write(f"{'Created' if created else 'Updated'} {user.username} ({data.role}).")
+        done = _("Created %(username)s (%(role)s).") if created else _("Updated %(username)s (%(role)s).")
+        self.stdout.write(done % {"username": user.username, "role": data.role})
 
     def _create(self, options: dict[str, Any]) -> None:
         self._save(options, create=True)
@@ -115,37 +118,42 @@ class Command(BaseCommand):
         try:
             data = path.read_bytes()
         except OSError as exc:
-            raise CommandError(f"{path}: cannot read the file: {exc.strerror}") from exc
+            raise CommandError(_("%(path)s: cannot read the file: %(error)s") % {"path": path, "error": exc.strerror}) from exc
         report = accounts_import_csv(data=data, dry_run=options["dry_run"])
         if options["json"]:
             self.stdout.write(json.dumps(report.to_dict()))
         elif report.errors:
-            self.stderr.write(f"Refused {path.name}: {len(report.errors)} error(s); nothing was written.")
+            self.stderr.write(ngettext("Refused %(file)s: %(n)s error; nothing was written.",
+                                       "Refused %(file)s: %(n)s errors; nothing was written.", len(report.errors))
+                              % {"file": path.name, "n": len(report.errors)})
             for error in report.errors:
                 self.stderr.write(f"  {path.name}, {error}")
         else:
-            verb = "Would create" if options["dry_run"] else "Created"
-            self.stdout.write(f"{verb} {len(report.created)} and updated {len(report.updated)} account(s).")
+            done = (_("Would create %(created)s and update %(updated)s account(s).") if options["dry_run"]
+                    else _("Created %(created)s and updated %(updated)s account(s)."))
+            self.stdout.write(done % {"created": len(report.created), "updated": len(report.updated)})
         if report.errors:
             sys.exit(1)
 
     def _deactivate(self, options: dict[str, Any]) -> None:
         account_deactivate(user=self._user(options["username"]))
-        self.stdout.write(f"Deactivated {options['username']}: sessions ended, invitation and API tokens void; "
-                          "their labels are kept.")
+        self.stdout.write(_("Deactivated %(username)s: sessions ended, invitation and API tokens void; their labels "
+                            "are kept.") % {"username": options["username"]})
 
     def _reactivate(self, options: dict[str, Any]) -> None:
         account_reactivate(user=self._user(options["username"]))
-        self.stdout.write(f"Reactivated {options['username']}; send them an invitation to choose a new password "
-                          "(deactivation removed it), unless they sign in through single sign-on.")
+        self.stdout.write(_("Reactivated %(username)s; send them an invitation to choose a new password "
+                            "(deactivation removed it), unless they sign in through single sign-on.")
+                          % {"username": options["username"]})
 
     def _invite(self, options: dict[str, Any]) -> None:
         user = self._user(options["username"])
         link = account_invite(user=user, base_url=options["base_url"])
         if user.email:
-            self.stdout.write(f"Invitation e-mailed to {user.email}.")
+            self.stdout.write(_("Invitation e-mailed to %(email)s.") % {"email": user.email})
         else:
-            self.stdout.write(f"{user.username} has no e-mail address; send them this one-time link: {link}")
+            self.stdout.write(_("%(username)s has no e-mail address; send them this one-time link: %(link)s")
+                              % {"username": user.username, "link": link})
 
     def _issuer(self, options: dict[str, Any]) -> str:
         issuer = options["issuer"] or settings.OIDC_OP_ISSUER
@@ -167,5 +175,5 @@ class Command(BaseCommand):
     def _list(self, options: dict[str, Any]) -> None:
         for user in get_user_model().objects.select_related("profile").order_by("username"):
             profile = getattr(user, "profile", None)
-            state = "" if user.is_active else " (deactivated)"
+            state = "" if user.is_active else " " + _("(deactivated)")
             self.stdout.write(f"{user.username}\t{profile.role if profile else '-'}\t{user.email}{state}")

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils.translation import gettext as _
 from knox.models import AuthToken
 
 from accounts.tokens import token_create, tokens_revoke
@@ -24,16 +25,18 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         user = get_user_model().objects.filter(username=options["username"]).first()
         if user is None:
-            raise CommandError(f"no account {options['username']!r}")
+            raise CommandError(_("no account %(username)s") % {"username": repr(options["username"])})
         if options["action"] == "create":
             if options["days"] is not None and options["days"] < 1:
-                raise CommandError("--days must be at least 1")
+                raise CommandError(_("--days must be at least 1"))
             token, key = token_create(user=user, days=options["days"])
-            self.stderr.write(f"Token for {user.username}, expires {token.expiry:%Y-%m-%d %H:%M} UTC; "
-                              "it is shown only now:")
+            self.stderr.write(_("Token for %(username)s, expires %(when)s UTC; it is shown only now:")
+                              % {"username": user.username, "when": f"{token.expiry:%Y-%m-%d %H:%M}"})
             self.stdout.write(key)
         elif options["action"] == "revoke":
-            self.stdout.write(f"Revoked {tokens_revoke(user=user)} token(s) of {user.username}.")
+            self.stdout.write(_("Revoked %(n)s token(s) of %(username)s.")
+                              % {"n": tokens_revoke(user=user), "username": user.username})
         else:
             for token in AuthToken.objects.filter(user=user).order_by("created"):
-                self.stdout.write(f"{token.token_key}…\tcreated {token.created:%Y-%m-%d}\texpires {token.expiry:%Y-%m-%d}")
+                self.stdout.write(_("%(key)s…\tcreated %(created)s\texpires %(expires)s") % {
+                    "key": token.token_key, "created": f"{token.created:%Y-%m-%d}", "expires": f"{token.expiry:%Y-%m-%d}"})

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from django.utils.translation import gettext as _
 
 from agreement.metrics.rubrics import coverage as C
 from agreement.reports.arrays import HumanMatrix, human_matrix
@@ -92,10 +93,11 @@ def _tau(selection: Selection, data: LabelData, scorers: dict[str, pd.DataFrame]
         cal = C.calibrate_tau(cal_rows["met"].to_numpy(), cal_rows["n_criteria"].to_numpy(),
                               cal_rows["decisions"].to_numpy())
         if cal.tau is not None:
-            return cal.tau, (f"calibrated from the physicians' decisions on {calibration_model!r}: met decisions "
-                             "over decisions per response, times its criteria, averaged and rounded"), cal
-        scaled, how, _ = _scaled(scorers)
-        return scaled, f"{how}: no physician labels on {calibration_model!r} to calibrate from", cal
+            return cal.tau, _("calibrated from the physicians' decisions on %(model)s: met decisions over decisions "
+                              "per response, times its criteria, averaged and rounded") % {"model": calibration_model}, cal
+        scaled, how, _none = _scaled(scorers)
+        return scaled, _("%(how)s: no physician labels on %(model)s to calibrate from") % {
+            "how": how, "model": calibration_model}, cal
     return _scaled(scorers)
 
 
@@ -103,7 +105,8 @@ def _scaled(scorers: dict[str, pd.DataFrame]) -> tuple[int, str, None]:
     sizes = np.concatenate([p["n_criteria"].to_numpy() for p in scorers.values()]) if scorers else np.zeros(0)
     median_n = float(np.median(sizes)) if sizes.size else PAPER_N
     tau = max(1, int(np.floor(median_n * PAPER_TAU / PAPER_N + 0.5)))
-    return tau, f"scaled from ClinConsensus' 10 of 30 to the median {median_n:g} criteria per response", None
+    return tau, _("scaled from ClinConsensus' 10 of 30 to the median %(n)s criteria per response") % {
+        "n": f"{median_n:g}"}, None
 
 
 def _scorers(data: LabelData) -> dict[str, pd.DataFrame]:
@@ -137,10 +140,11 @@ def coverage_tables(data: LabelData, selection: Selection, choice: TauChoice | N
             continue
         table = C.coverage_table(per, tau=tau)
         rows.extend({"scorer": name, **r} for r in table.to_dict("records"))
-    note = (f"tau = {tau} ({how}). Hits = criteria with positive points judged met; invalid grader outputs and "
-            "physicians' ties count as not met. Responses with fewer than tau criteria have no Pass@tau or "
-            "CACS@tau (n_short).")
-    tables = [Table("coverage", f"Coverage per model: Rubric Accuracy, Pass@{tau}, CACS@{tau} (ClinConsensus)",
+    note = _("τ = %(tau)s (%(how)s). Hits = criteria with positive points judged met; invalid grader outputs and "
+             "physicians' ties count as not met. Responses with fewer than τ criteria have no Pass@τ or CACS@τ.") % {
+        "tau": tau, "how": how}
+    tables = [Table("coverage", _("Coverage per model: Rubric Accuracy, Pass@%(tau)s, CACS@%(tau)s (ClinConsensus)")
+                    % {"tau": tau},
                     pd.DataFrame(rows, columns=["scorer", "model", "tau", "n_responses", "n_short", "mean_hits",
                                                 "rubric_accuracy", "pass_rate", "cacs"]), note)]
     if cal is not None and cal.tau is not None:
@@ -152,9 +156,10 @@ def coverage_tables(data: LabelData, selection: Selection, choice: TauChoice | N
     if primary["model"].nunique() >= 2:
         sens = C.threshold_sensitivity(primary, tau=tau)
         sens.insert(0, "scorer", primary_name)
-        tables.append(Table("threshold_sensitivity", "Sensitivity of the ranking to tau (ClinConsensus Table 10)",
-                            sens, f"Each metric's model ranking against CACS@{tau}'s: Spearman, Kendall, and how many "
-                                  "of the top 3 / top 5 models it keeps (ties broken by model name)."))
+        tables.append(Table("threshold_sensitivity", _("Sensitivity of the ranking to tau (ClinConsensus Table 10)"),
+                            sens, _("Each metric's model ranking against that of CACS@%(tau)s: Spearman, Kendall, "
+                                    "and how many of the top 3 / top 5 models it keeps (ties broken by model "
+                                    "name).") % {"tau": tau}))
     tables.extend(_stability_table(scorers, tau, calibration_model))
     return tables
 
@@ -174,12 +179,12 @@ def _calibration_tables(cal: C.TauCalibration, model: str) -> list[Table]:
     }])
     dist = pd.DataFrame({"hits": list(cal.distribution), "responses": list(cal.distribution.values())})
     return [
-        Table("tau_calibration", "Threshold calibrated from physician-written responses (ClinConsensus 4.3)",
-              summary, "A response's hits = the physicians' met decisions on it over their decisions, times its "
-                       "criteria (positive points); tau = the rounded (half up) mean over the physician-written "
-                       "responses; hit rate = met decisions / decisions. ClinConsensus: 2,904 of 8,550 decisions, "
-                       "10.19 of 30 -> tau = 10."),
-        Table("tau_distribution", "Rubric hits of the physician-written responses", dist),
+        Table("tau_calibration", _("Threshold calibrated from physician-written responses (ClinConsensus 4.3)"),
+              summary, _("A response's hits = the physicians' met decisions on it over their decisions, times its "
+                         "criteria (positive points); τ = the rounded (half up) mean over the physician-written "
+                         "responses; hit rate = met decisions / decisions. ClinConsensus: 2,904 of 8,550 decisions, "
+                         "10.19 of 30 → τ = 10.")),
+        Table("tau_distribution", _("Rubric hits of the physician-written responses"), dist),
     ]
 
 
@@ -207,6 +212,8 @@ def _stability_table(scorers: dict[str, pd.DataFrame], tau: int, exclude_model: 
                 "top5_overlap": f"{s.top5}/{s.top5_of}" if s.top5_of else None,
                 "mean_abs_diff_pp": s.mean_abs_diff * 100 if s.mean_abs_diff is not None else None,
             })
-    return [Table("ranking_stability_cacs", f"Ranking stability between scorers on CACS@{tau} (ClinConsensus Table 15)",
-                  pd.DataFrame(rows, columns=STABILITY_COLUMNS), "Models ranked by CACS; Spearman and Kendall tau-b with two-sided p (scipy); "
-                                      "mean absolute difference in percentage points.")]
+    return [Table("ranking_stability_cacs",
+                  _("Ranking stability between scorers on CACS@%(tau)s (ClinConsensus Table 15)") % {"tau": tau},
+                  pd.DataFrame(rows, columns=STABILITY_COLUMNS),
+                  _("Models ranked by CACS; Spearman and Kendall tau-b with two-sided p (scipy); mean absolute "
+                    "difference in percentage points."))]

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from django.utils.translation import gettext as _
 
 from agreement import metrics
 from agreement.reports.base import PAPER_LAYOUT_MAX_RATERS, LabelData, Table, _rows, task_codes
@@ -31,7 +32,7 @@ def _subjects_and_slots(
         field_codes, field_values = pd.factorize(field_key, sort=False, use_na_sentinel=False)
     items, item_codes = np.unique(item, return_inverse=True)
     key = item_codes.reshape(-1).astype(np.int64) * max(len(field_values), 1) + field_codes
-    subject, _ = pd.factorize(key, sort=False)
+    subject, _keys = pd.factorize(key, sort=False)
     subject = np.asarray(subject, dtype=np.int64)
     order = np.argsort(subject, kind="stable")
     ordered = subject[order]
@@ -98,10 +99,47 @@ def positive_category(scale: TaskScale | None) -> str | None:
     return "met" if scale is not None and set(scale.categories) == MET_NOT_MET else None
 
 
-def _rate_rows(kind: str, slug: str, sub: pd.DataFrame, hits: pd.Series, data: LabelData) -> list[dict[str, Any]]:
+def _rate_rows(kind: str, slug: str, task_name: str, sub: pd.DataFrame, hits: pd.Series,
+               data: LabelData) -> list[dict[str, Any]]:
     by_rater = hits.groupby(sub["rater"]).agg(["mean", "size"])
-    return [{"task": slug, "rater": data.pseudonym(rater_id), "n_labels": int(rec["size"]), kind: float(rec["mean"])}
-            for rater_id, rec in by_rater.iterrows()]
+    return [{"task": slug, "task_name": task_name, "rater": data.pseudonym(rater_id), "n_labels": int(rec["size"]),
+             kind: float(rec["mean"])} for rater_id, rec in by_rater.iterrows()]
+
+
+def _task_row(slug: str, task_name: str, cats: list[str], scale: TaskScale | None, sub: pd.DataFrame,
+              matrix: np.ndarray, rater_ids: np.ndarray, unknown: int,
+              approves: pd.Series | None, positives: pd.Series | None) -> dict[str, Any]:
+    """One task's row of the data-quality table: counts, rates, percent agreement, AC1, Fleiss' kappa."""
+    q = list(range(len(cats)))
+    ac1 = metrics.gwet_ac1(matrix, q)
+    fleiss = metrics.fleiss_kappa(matrix, q)
+    return {
+        "task": slug,
+        "task_name": task_name,
+        "categories": " / ".join(scale.labels if scale and len(scale.labels) == len(cats) else cats),
+        "n_subjects": ac1.n_subjects,
+        "n_paired": ac1.n_paired,
+        "n_raters": int(rater_ids.size),
+        "n_ratings": int(len(sub)),
+        "approval_rate": float(approves.mean()) if approves is not None and len(sub) else None,
+        "positive_rate": float(positives.mean()) if positives is not None and len(sub) else None,
+        "percent_agreement": metrics.percent_agreement(matrix, q).value,
+        **_result_cells("ac1", ac1),
+        "fleiss_kappa": fleiss.value,
+        "fleiss_kappa_se": fleiss.se,
+        "unknown_labels": unknown,
+        "reason": ac1.reason or "",
+    }
+
+
+def _hits(scale: TaskScale | None, sub: pd.DataFrame) -> tuple[pd.Series | None, pd.Series | None]:
+    """(approving labels, positive labels) of a task's ratings: a met / not met scale has a positive
+    rate and no approval; other scales approve with their approving categories, if any."""
+    positive = positive_category(scale)
+    approving = scale.approving if scale and positive is None else frozenset()
+    approves = sub["label"].isin(approving) if approving else None
+    positives = (sub["label"] == positive) if positive else None
+    return approves, positives
 
 
 def data_quality_tables(data: LabelData) -> list[Table]:
@@ -113,44 +151,23 @@ def data_quality_tables(data: LabelData) -> list[Table]:
         codes, tasks = task_codes(data)
         sub = _rows(data.ratings, codes == tasks.get_loc(slug))
         scale = data.scales.get(slug)
+        task_name = scale.name if scale else slug
         matrix, column, cats, rater_ids, unknown = _coded_task_matrix(sub, scale)
-        q = list(range(len(cats)))
-        ac1 = metrics.gwet_ac1(matrix, q)
-        fleiss = metrics.fleiss_kappa(matrix, q)
-        pa = metrics.percent_agreement(matrix, q)
-        positive = positive_category(scale)
-        approving = scale.approving if scale and positive is None else frozenset()
-        approves = sub["label"].isin(approving) if approving else None
-        positives = (sub["label"] == positive) if positive else None
-        rows.append({
-            "task": slug,
-            "task_name": scale.name if scale else slug,
-            "categories": " / ".join(cats),
-            "n_subjects": ac1.n_subjects,
-            "n_paired": ac1.n_paired,
-            "n_raters": int(rater_ids.size),
-            "n_ratings": int(len(sub)),
-            "approval_rate": float(approves.mean()) if approves is not None and len(sub) else None,
-            "positive_rate": float(positives.mean()) if positives is not None and len(sub) else None,
-            "percent_agreement": pa.value,
-            **_result_cells("ac1", ac1),
-            "fleiss_kappa": fleiss.value,
-            "fleiss_kappa_se": fleiss.se,
-            "unknown_labels": unknown,
-            "reason": ac1.reason or "",
-        })
+        approves, positives = _hits(scale, sub)
+        rows.append(_task_row(slug, task_name, cats, scale, sub, matrix, rater_ids, unknown, approves, positives))
         if approves is not None:
-            approval_rows.extend(_rate_rows("approval_rate", slug, sub, approves, data))
+            approval_rows.extend(_rate_rows("approval_rate", slug, task_name, sub, approves, data))
         if positives is not None:
-            positive_rows.extend(_rate_rows("positive_rate", slug, sub, positives, data))
-        per_rater_rows.extend(_per_rater_rows(data, slug, matrix, column, cats, rater_ids))
+            positive_rows.extend(_rate_rows("positive_rate", slug, task_name, sub, positives, data))
+        per_rater_rows.extend({**row, "task_name": task_name}
+                              for row in _per_rater_rows(data, slug, matrix, column, cats, rater_ids))
     dq = pd.DataFrame(rows, columns=[
         "task", "task_name", "categories", "n_subjects", "n_paired", "n_raters", "n_ratings", "approval_rate",
         "positive_rate", "percent_agreement", "ac1", "ac1_se", "ac1_ci_low", "ac1_ci_high", "ac1_p", "fleiss_kappa",
         "fleiss_kappa_se", "unknown_labels", "reason",
     ])
     tables = []
-    approvals = pd.DataFrame(approval_rows, columns=["task", "rater", "n_labels", "approval_rate"])
+    approvals = pd.DataFrame(approval_rows, columns=["task", "task_name", "rater", "n_labels", "approval_rate"])
     if len(approvals) and approvals["rater"].nunique() <= PAPER_LAYOUT_MAX_RATERS:
         # The paper's layout: one approval column per rater, AC1 last.
         wide = approvals.pivot(index="task", columns="rater", values="approval_rate")
@@ -158,23 +175,25 @@ def data_quality_tables(data: LabelData) -> list[Table]:
         paper = dq[["task", "task_name"]].merge(wide, left_on="task", right_index=True, how="left")
         paper["ac1"] = dq["ac1"].to_numpy()
         paper = paper[paper["task"].isin(approvals["task"].unique())]  # no approval, no Table 1 row
-        tables.append(Table("table1", "Physician assessment of data quality (LiveMedBench Table 1 layout)",
-                            paper.drop(columns=["task"]), "Approval rate of each rater (a score >= 1 approves on "
-                            "the 0-2 scales, as in the paper), then Gwet's AC1."))
+        tables.append(Table("table1", _("Physician assessment of data quality (LiveMedBench Table 1 layout)"),
+                            paper.drop(columns=["task"]), _("Approval rate of each rater (a score ≥ 1 approves on "
+                                                            "the 0-2 scales, as in the paper), then Gwet's AC1.")))
     return tables + [
-        Table("data_quality", "Data quality: agreement per task (LiveMedBench Table 1)", dq,
-              "AC1 and Fleiss' kappa on the same first-round ratings; n_paired = subjects with two or more ratings."),
-        *([Table("approval", "Approval rate per rater", approvals,
-                 "Approval = a label in the scale's approving categories; on the 0-2 scales a score >= 1 "
-                 "(LiveMedBench). Scales without approving categories (Likert, pairwise) are not listed.")]
+        Table("data_quality", _("Data quality: agreement per task (LiveMedBench Table 1)"), dq,
+              _("AC1 and Fleiss' kappa on the same first-round ratings, over the subjects with two or more "
+                "ratings.")),
+        *([Table("approval", _("Approval rate per rater"), approvals,
+                 _("Approval = a label in the scale's approving categories; on the 0-2 scales a score ≥ 1 "
+                   "(LiveMedBench). Scales without approving categories (Likert, pairwise) are not listed."))]
           if len(approvals) else []),
-        *([Table("positive_rate", "Positive rate per rater (met / not met)", pd.DataFrame(
-            positive_rows, columns=["task", "rater", "n_labels", "positive_rate"]),
-            "Positive rate = the share of the rater's labels that are 'met' (for a penalty criterion, 'met' "
-            "means the response made the error); not an approval.")] if positive_rows else []),
-        Table("per_rater", "Each rater against the others", pd.DataFrame(per_rater_rows, columns=[
-            "task", "rater", "n_labels", "n_shared", "agreement_with_others", "ac1_vs_others_majority",
+        *([Table("positive_rate", _("Positive rate per rater (met / not met)"), pd.DataFrame(
+            positive_rows, columns=["task", "task_name", "rater", "n_labels", "positive_rate"]),
+            _("Positive rate = the share of the rater's labels that are “met” (for a penalty criterion, “met” "
+              "means the response made the error); not an approval."))] if positive_rows else []),
+        Table("per_rater", _("Each rater against the others"), pd.DataFrame(per_rater_rows, columns=[
+            "task", "task_name", "rater", "n_labels", "n_shared", "agreement_with_others", "ac1_vs_others_majority",
             "macro_f1_vs_others_majority", "ac1_without_rater",
-        ]), "Agreement with others = share of agreeing label pairs that involve the rater; the others' majority "
-            "drops ties; 'AC1 without rater' is the task's AC1 when this rater is left out (an outlier raises it)."),
+        ]), _("Agreement with others = share of agreeing label pairs that involve the rater; the others' majority "
+              "drops ties; “AC1 without this rater” is the task's AC1 when this rater is left out (an outlier "
+              "raises it).")),
     ]

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from agreement import metrics
 from agreement.reports.arrays import HumanMatrix, grader_arrays, human_matrix
 from agreement.reports.base import LOW_CASE_MF1, SENIOR_RANKS, LabelData, Table, _run_label
+from agreement.reports.words import cell_name
 from agreement.selectors import (
     Selection,
     rater_ids_for_pseudonyms,
@@ -41,7 +44,7 @@ def _groups(
     elif selection.group_by == "rank":
         a_ids = {uid for uid, info in data.raters.items() if info.rank not in SENIOR_RANKS}
         b_ids = {uid for uid, info in data.raters.items() if info.rank in SENIOR_RANKS}
-        names = ("Attending", "Senior (associate chief, chief)")
+        names = ("Attending", "Senior (associate chief, chief)")  # shown through agreement.presentation
     else:
         return None
     a = np.isin(hm.rater_ids, sorted(a_ids))
@@ -112,12 +115,16 @@ def expert_group_tables(
             "average": float(np.mean(values)) if len(values) == 2 else None,
             "positive_rate": g.n_met / g.n_decisions if g.n_decisions else None, "n_invalid": g.n_invalid,
         })
-    note = (f"Group A = {name_a} ({int(mask_a.sum())} raters), group B = {name_b} ({int(mask_b.sum())} raters); "
-            "group A is the reference. Positive rate = the group's met decisions / its decisions on the scope's "
-            "criteria (every rating counted, like the tau calibration's hit rate).")
+    note = _("Group A = %(a)s (%(n_a)s), group B = %(b)s (%(n_b)s); group A is the reference. Positive rate = "
+             "the group's met decisions / its decisions on the scope's criteria (every rating counted, like the "
+             "tau calibration's hit rate).") % {
+        "a": cell_name(name_a), "b": cell_name(name_b),
+        "n_a": ngettext("%(n)s rater", "%(n)s raters", int(mask_a.sum())) % {"n": int(mask_a.sum())},
+        "n_b": ngettext("%(n)s rater", "%(n)s raters", int(mask_b.sum())) % {"n": int(mask_b.sum())},
+    }
     return [
-        Table("expert_groups", "Agreement between expert groups (ClinConsensus 6.1, Table 3)", group_table, note),
-        Table("grader_vs_groups", "Each grader against each expert group (ClinConsensus Table 4)", pd.DataFrame(
+        Table("expert_groups", _("Agreement between expert groups (ClinConsensus 6.1, Table 3)"), group_table, note),
+        Table("grader_vs_groups", _("Each grader against each expert group (ClinConsensus Table 4)"), pd.DataFrame(
             vs_groups, columns=["grader", "macro_f1_group_a", "macro_f1_group_b", "average", "positive_rate",
                                 "n_invalid"]), note),
     ]

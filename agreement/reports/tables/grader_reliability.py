@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from django.utils.translation import gettext as _
 
 from agreement import metrics
 from agreement.reports.arrays import (
@@ -19,6 +20,7 @@ from agreement.reports.arrays import (
 )
 from agreement.reports.base import LabelData, Table, _none, _run_label
 from agreement.reports.tables.ranking import _ranking_tables
+from agreement.reports.words import cell_name
 
 
 def _human_macro_f1(hm: HumanMatrix) -> tuple[float | None, float | None, int, list[tuple[int, int, float]]]:
@@ -47,7 +49,7 @@ def grader_reliability_tables(data: LabelData, chart_data: dict[str, Any] | None
     judges = judge_scores(data, hm)
     fidelity: list[dict[str, Any]] = []
     vs_rater: list[dict[str, Any]] = []
-    mean, pooled, n_pairs, _ = _human_macro_f1(hm)
+    mean, pooled, n_pairs, _pairs = _human_macro_f1(hm)
     human_labels = hm.rows_met[~np.isnan(hm.rows_met)]
     fidelity.append({
         "evaluator": "Human inter-rater", "kind": "physicians", "macro_f1": mean, "macro_f1_pooled": pooled,
@@ -68,7 +70,7 @@ def grader_reliability_tables(data: LabelData, chart_data: dict[str, Any] | None
             "positive_rate": g.n_met / g.n_decisions if g.n_decisions else None,
             "pearson_r": pr.value, "pearson_ci_low": pr.ci[0] if pr.ci else None,
             "pearson_ci_high": pr.ci[1] if pr.ci else None, "pearson_p": pr.p_value, "n_cases": pr.n,
-            "reason": "; ".join(x for x in (f1_reason, pr.reason) if x),
+            "reason": _("; ").join(cell_name(x) for x in (f1_reason, pr.reason) if x),
         })
         confusion[label] = []
         for rater_id, r in per_rater:
@@ -101,10 +103,10 @@ def grader_reliability_tables(data: LabelData, chart_data: dict[str, Any] | None
         "positive_rate", "pearson_r", "pearson_ci_low", "pearson_ci_high", "pearson_p", "n_cases", "reason",
     ])
     tables = [
-        Table("grader_reliability", "Grader reliability (LiveMedBench Table 2, ClinConsensus Table 4)", fid,
-              "Macro-F1 at criterion level (grader: mean over physicians); Pearson r at case level against the "
-              "physicians' consensus score. Graders are compared on the pairs the physicians rated."),
-        Table("grader_vs_rater", "Each grader against each physician", pd.DataFrame(vs_rater, columns=[
+        Table("grader_reliability", _("Grader reliability (LiveMedBench Table 2, ClinConsensus Table 4)"), fid,
+              _("Macro-F1 at criterion level (grader: mean over physicians); Pearson r at case level against the "
+                "physicians' consensus score. Graders are compared on the pairs the physicians rated.")),
+        Table("grader_vs_rater", _("Each grader against each physician"), pd.DataFrame(vs_rater, columns=[
             "grader", "rater", "macro_f1", "f1_met", "f1_not_met", "tp", "fp", "fn", "tn", "n", "n_invalid"])),
     ]
     tables.extend(_ranking_tables(data, hm, consensus, graders, judges))

@@ -13,15 +13,17 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from agreement import metrics
 from agreement.metrics import judges as J
-from agreement.reports.base import LabelData, Table, _run_label
+from agreement.reports.base import PHYSICIANS, LabelData, Table, _run_label
+from agreement.reports.words import cell_name
 
 #: Tasks whose labels are 1-5 scores on named axes, and pairwise preferences (annotation.TaskTarget).
 LIKERT_TARGET = "response_axis"
 PAIRWISE_TARGET = "pairwise"
-PHYSICIANS = "Physicians"
 #: Bootstrap replicates for rating CIs; seeded so a report is reproducible.
 N_BOOT = 1000
 BOOT_SEED = 20260101
@@ -63,10 +65,10 @@ def judge_axis_table(data: LabelData) -> list[Table]:
             "mean_raw": float(ok["raw"].mean()) if ok["raw"].notna().any() else None,
             "mean_normalized": float(ok["score"].mean()) if len(ok) else None,
         })
-    return [Table("judge_axis_scores", "Judge scores per axis", pd.DataFrame(rows, columns=[
+    return [Table("judge_axis_scores", _("Judge scores per axis"), pd.DataFrame(rows, columns=[
         "judge", "axis", "n_scores", "n_valid", "mean_raw", "mean_normalized"]),
-        "Raw = the judge's score on its own scale (1-5 for a Likert judge); normalized to [0, 1]. "
-        "Invalid or failed outputs are counted in n_scores and left out of the means.")]
+        _("Raw = the judge's score on its own scale (1-5 for a Likert judge); normalised to [0, 1]. "
+          "Invalid or failed outputs are counted in the scores and left out of the means."))]
 
 
 def judge_vs_clinician_table(data: LabelData) -> list[Table]:
@@ -89,9 +91,10 @@ def judge_vs_clinician_table(data: LabelData) -> list[Table]:
     if frame.empty:
         return []
     table = J.mean_differences(frame, by=("judge", "axis")).drop(columns=["reason"])
-    return [Table("judge_vs_clinician", "Judge minus clinician per axis (MEDIC Appendix A.1)", table,
-                  f"Per response, the judge's 1-5 score minus the clinicians' mean first-round score on that axis; "
-                  f"mean with a {J.PAIRED_T_METHOD}. A CI that excludes 0 is a systematic deviation.")]
+    return [Table("judge_vs_clinician", _("Judge minus clinician per axis (MEDIC Appendix A.1)"), table,
+                  _("Per response, the judge's 1-5 score minus the clinicians' mean first-round score on that axis; "
+                    "mean with a paired t interval on per-response differences (statsmodels). A CI that excludes "
+                    "0 is a systematic deviation."))]
 
 
 def clinician_ac2_table(data: LabelData) -> list[Table]:
@@ -111,8 +114,8 @@ def clinician_ac2_table(data: LabelData) -> list[Table]:
             "ac2_ci_low": res.ci[0] if res.ci else None, "ac2_ci_high": res.ci[1] if res.ci else None,
             "ac2_p": res.p_value,
         })
-    return [Table("clinician_ac2", "Agreement between clinicians per axis (AC2, quadratic weights)",
-                  pd.DataFrame(rows), "Gwet's AC2 on the 1-5 scores, quadratic weights over the scale's values.")]
+    return [Table("clinician_ac2", _("Agreement between clinicians per axis (AC2, quadratic weights)"),
+                  pd.DataFrame(rows), _("Gwet's AC2 on the 1-5 scores, quadratic weights over the scale's values."))]
 
 
 # ---------------------------------------------------------------------------
@@ -168,28 +171,29 @@ def pairwise_tables(data: LabelData, human: pd.DataFrame, *, n_boot: int = N_BOO
             "flip_rate": bias.counts.flip_share, "n_invalid": bias.counts.invalid + bias.counts.failed,
         })
     tables = [
-        Table("pairwise_ratings", "Pairwise ratings (Bradley-Terry on the Elo scale, MEDIC Fig. 5a)",
+        Table("pairwise_ratings", _("Pairwise ratings (Bradley-Terry on the Elo scale, MEDIC Fig. 5a)"),
               pd.DataFrame(rating_rows, columns=["source", "model", "rating", "ci_low", "ci_high", "n_matches",
                                                  "wins", "draws", "losses", "reason"]),
-              f"Judges: a win only when the response wins in both presentation orders, otherwise a draw (MEDIC); "
-              f"pairs missing an order or with an invalid verdict are left out. Physicians: each first-round "
-              f"label is one match. Ratings: maximum likelihood, a draw = half a win, mean 1000, 400 points = "
-              f"10:1 odds; 95% CI: percentile bootstrap over matches, {n_boot} replicates, seed {seed}."),
-        Table("pairwise_win_rates", "Win rate per model pair", pd.DataFrame(win_rows, columns=[
+              _("Judges: a win only when the response wins in both presentation orders, otherwise a draw (MEDIC); "
+                "pairs missing an order or with an invalid verdict are left out. Physicians: each first-round "
+                "label is one match. Ratings: maximum likelihood, a draw = half a win, mean 1000, 400 points = "
+                "10:1 odds; 95%% CI: percentile bootstrap over matches, %(n_boot)s replicates, seed %(seed)s.")
+              % {"n_boot": n_boot, "seed": seed}),
+        Table("pairwise_win_rates", _("Win rate per model pair"), pd.DataFrame(win_rows, columns=[
             "source", "model", "opponent", "n", "wins", "draws", "losses", "win_rate", "ci_low", "ci_high",
-            "score_rate"]), "Win rate = wins / matches (a draw is not a win), Wilson 95% CI; "
-                            "score rate counts a draw as half a win."),
+            "score_rate"]), _("Win rate = wins / matches (a draw is not a win), Wilson 95% CI; "
+                              "score rate counts a draw as half a win.")),
     ]
     if len(ratings) >= 2:
         agreement = J.ranking_agreement(ratings).drop(columns=["reason"])
-        tables.append(Table("pairwise_ranking_agreement", "Agreement between rankings (MEDIC Fig. 5b)", agreement,
-                            "Spearman and Kendall tau-b between two sources' ratings, over the models both rated."))
-    tables.append(Table("pairwise_position_bias", "Position bias: judges and physicians", pd.DataFrame(
+        tables.append(Table("pairwise_ranking_agreement", _("Agreement between rankings (MEDIC Fig. 5b)"), agreement,
+                            _("Spearman and Kendall τ-b between two sources' ratings, over the models both rated.")))
+    tables.append(Table("pairwise_position_bias", _("Position bias: judges and physicians"), pd.DataFrame(
         bias_rows, columns=["source", "n_verdicts", "n_decided", "first_shown_win_share", "ci_low", "ci_high",
                             "p_value", "n_both_orders", "flip_rate", "n_invalid"]),
-        "Share of decided verdicts (A or B) won by the response shown first: 0.5 = no preference; Wilson 95% "
-        "CI, two-sided exact binomial test. Physicians see each pair once, in the order their assignment "
-        "recorded; on the selection's pairs."))
+        _("Share of decided verdicts (A or B) won by the response shown first: 0.5 = no preference; Wilson 95% "
+          "CI, two-sided exact binomial test. Physicians see each pair once, in the order their assignment "
+          "recorded; on the selection's pairs.")))
     return tables
 
 
@@ -208,8 +212,10 @@ def _rating_rows(name: str, res: J.RatingResult, m: pd.DataFrame, table: J.Match
             losses[loser] += 1
     reason = res.reason or ""
     if table.n_incomplete or table.n_invalid:
-        reason = (reason + "; " if reason else "") + (
-            f"left out: {table.n_incomplete} pairs without both orders, {table.n_invalid} with an invalid verdict")
+        left_out = _("left out: %(incomplete)s without both orders, %(invalid)s with an invalid verdict") % {
+            "incomplete": ngettext("%(n)s pair", "%(n)s pairs", table.n_incomplete) % {"n": table.n_incomplete},
+            "invalid": table.n_invalid}
+        reason = (cell_name(reason) + _("; ") if reason else "") + left_out
     rows = []
     for model in models:
         rating = res.ratings.get(model) if res.ratings is not None else None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pandas as pd
+from django.utils.translation import gettext as _
 
 from agreement import metrics
 from agreement.reports.base import LabelData, Table, _run_label
@@ -31,6 +32,6 @@ def position_bias_table(data: LabelData) -> list[Table]:
             "n_flips": bias.flips, "flip_rate": bias.flip_share, "first_shown_win_share": bias.first_shown_win_share,
             "n_invalid": bias.invalid, "n_failed": bias.failed,
         })
-    return [Table("position_bias", "Pairwise judge position bias", pd.DataFrame(rows, columns=POSITION_BIAS_COLUMNS),
-                  "Over each whole pairwise run: a flip is a different verdict when the two responses swap places; "
-                  "a first-shown win share of 0.5 means no position preference.")]
+    return [Table("position_bias", _("Pairwise judge position bias"), pd.DataFrame(rows, columns=POSITION_BIAS_COLUMNS),
+                  _("Over each whole pairwise run: a flip is a different verdict when the two responses swap places; "
+                    "a first-shown win share of 0.5 means no position preference."))]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from django.utils.translation import gettext as _
 
 from agreement import metrics
 from agreement.reports.arrays import GraderArrays, HumanMatrix
@@ -26,8 +27,9 @@ def _ranking_tables(
     model_scores = frame.groupby("model", sort=True).mean()
     scores_table = model_scores.reset_index()
     return [
-        Table("model_scores", "Model score per grader (mean case score)", scores_table),
-        Table("ranking_stability", "Ranking stability between graders (ClinConsensus Table 15)",
+        Table("model_scores", _("Model score per grader (mean case score)"), scores_table),
+        Table("ranking_stability", _("Ranking stability between graders (ClinConsensus Table 15)"),
               metrics.ranking_stability(model_scores),
-              "Mean absolute difference of model scores in percentage points; ties in top-k broken by model name."),
+              _("Mean absolute difference of model scores in percentage points; ties in top-k broken by model "
+                "name.")),
     ]

@@ -7,8 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from tqdm import tqdm
 
+from cases.importers.counts import counts_summary, thing_label
 from cases.models import ImportFormat
 from cases.services import DEFAULT_DATASETS, DEFAULT_GRADER_MODEL, ImportReport, release_import
 
@@ -44,14 +47,15 @@ class Command(BaseCommand):
         try:
             data = path.read_bytes()
         except OSError as exc:
-            raise CommandError(f"{path}: cannot read the file: {exc.strerror}") from exc
+            raise CommandError(_("%(path)s: cannot read the file: %(error)s") % {"path": path, "error": exc.strerror}) from exc
         case_reports = None
         if options.get("case_reports") is not None:
             side: Path = options["case_reports"]
             try:
                 case_reports = (side.name, side.read_bytes())
             except OSError as exc:
-                raise CommandError(f"{side}: cannot read the file: {exc.strerror}") from exc
+                raise CommandError(_("%(path)s: cannot read the file: %(error)s")
+                                   % {"path": side, "error": exc.strerror}) from exc
         show_bar = not options["json"] and sys.stderr.isatty()
         bar: tqdm | None = None
 
@@ -85,23 +89,23 @@ class Command(BaseCommand):
             sys.exit(1)
 
     def _print(self, report: ImportReport) -> None:
-        counts = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in report.created.items() if n)
+        names = {"file": report.file_name, "dataset": report.dataset, "release": report.release_label,
+                 "counts": counts_summary(report.created), "n": len(report.errors)}
         if report.status == "refused":
-            self.stderr.write(self.style.ERROR(
-                f"Refused {report.file_name}: {len(report.errors)} error(s); nothing was written."
-            ))
+            self.stderr.write(self.style.ERROR(ngettext(
+                "Refused %(file)s: %(n)s error; nothing was written.",
+                "Refused %(file)s: %(n)s errors; nothing was written.", len(report.errors)) % names))
             for error in report.errors:
                 self.stderr.write(f"  {error}")
         elif report.status == "unchanged":
-            self.stdout.write(f"Unchanged: {report.file_name} was already imported into {report.dataset}.")
+            self.stdout.write(_("Unchanged: %(file)s was already imported into %(dataset)s.") % names)
         else:
-            verb = "Would create" if report.status == "dry-run" else "Imported"
-            self.stdout.write(self.style.SUCCESS(
-                f"{verb} {report.file_name} into {report.dataset} {report.release_label}: {counts or 'nothing new'}"
-            ))
-            left = ", ".join(f"{n} {k}" for k, n in report.unchanged.items() if n)
+            done = (_("Would create from %(file)s in %(dataset)s %(release)s: %(counts)s") if report.status == "dry-run"
+                    else _("Imported %(file)s into %(dataset)s %(release)s: %(counts)s"))
+            self.stdout.write(self.style.SUCCESS(done % names))
+            left = _(", ").join(f"{n} {thing_label(k)}" for k, n in report.unchanged.items() if n)
             if left:
-                self.stdout.write(f"  left alone (unchanged): {left}")
+                self.stdout.write("  " + _("left alone (unchanged): %(counts)s") % {"counts": left})
             if report.changed:
-                self.stdout.write(f"  new text for: {', '.join(report.changed[:20])}"
+                self.stdout.write("  " + _("new text for: %(cases)s") % {"cases": ", ".join(report.changed[:20])}
                                   + (" ..." if len(report.changed) > 20 else ""))

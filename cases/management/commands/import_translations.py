@@ -12,6 +12,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils.translation import gettext as _
 
 from cases.translations import parse_translation_file, translations_import
 
@@ -31,7 +32,7 @@ class Command(BaseCommand):
         try:
             data = path.read_bytes()
         except OSError as exc:
-            raise CommandError(f"{path}: cannot read the file: {exc.strerror}") from exc
+            raise CommandError(_("%(path)s: cannot read the file: %(error)s") % {"path": path, "error": exc.strerror}) from exc
         records, issues = parse_translation_file(data, path.name)
         try:
             if len(issues):
@@ -49,11 +50,14 @@ class Command(BaseCommand):
             status = "dry-run" if options["dry_run"] else "imported"
             self.stdout.write(json.dumps({"status": status, **summary, "errors": []}))
             return
-        verb = "would be added" if options["dry_run"] else "added"
-        self.stdout.write(
-            f"{path.name}: {result.created} translations {verb}, {result.unchanged} unchanged, "
-            f"{result.invalid} stored as invalid (empty or not in the stated language)."
+        template = (
+            _("%(file)s: %(created)s translations would be added, %(unchanged)s unchanged, %(invalid)s would be stored "
+              "as invalid (empty or not in the stated language).") if options["dry_run"] else
+            _("%(file)s: %(created)s translations added, %(unchanged)s unchanged, %(invalid)s stored as invalid "
+              "(empty or not in the stated language).")
         )
+        self.stdout.write(template % {"file": path.name, "created": result.created, "unchanged": result.unchanged,
+                                      "invalid": result.invalid})
 
     def _refused(self, exc: ValidationError, issues: Any, options: dict[str, Any]) -> None:
         """Located errors (file, record, field) as JSON, or as one CommandError line each."""

@@ -10,6 +10,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils.translation import gettext as _
 
 from graders.models import TranslationJob
 from graders.translation.services import (
@@ -40,11 +41,11 @@ class Command(BaseCommand):
             if options["resume"]:
                 job = TranslationJob.objects.filter(pk=options["resume"]).first()
                 if job is None:
-                    raise CommandError(f"No translation job {options['resume']}.")
+                    raise CommandError(_("No translation job %(job)s.") % {"job": options["resume"]})
                 job = translation_job_resume(job=job, enqueue=not now)
             else:
                 if not (options["base_url"] and options["model"] and options["key_env"]):
-                    raise CommandError("--base-url, --model and --key-env are required for a new job.")
+                    raise CommandError(_("--base-url, --model and --key-env are required for a new job."))
                 selection = {"study": options["study"]} if options["study"] else {"release": options["release"]}
                 job = translation_job_create(
                     selection=selection, base_url=options["base_url"], model=options["model"],
@@ -56,4 +57,5 @@ class Command(BaseCommand):
         if now:
             self.stdout.write(translation_job_run(job_id=job.pk))
         else:
-            self.stdout.write(f"Translation job {job.pk} queued: {job.total} field(s) of {job.selection_label}.")
+            self.stdout.write(_("Translation job %(job)s queued: %(n)s field(s) of %(selection)s.")
+                              % {"job": job.pk, "n": job.total, "selection": job.selection_label})

@@ -5,7 +5,7 @@
 Django's catalogues use: msgctxt, plurals, multi-line strings and escapes; fuzzy entries are
 left out, as msgfmt does.
 
-    python -m medreview.msgfmt [locale_dir]
+    python -m medreview.i18n.msgfmt [locale_dir]
 """
 
 from __future__ import annotations
@@ -117,6 +117,6 @@ def compile_all(locale_dir: Path) -> list[Path]:
 
 
 if __name__ == "__main__":
-    root = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent / "locale"
+    root = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[2] / "locale"
     for path in compile_all(root):
         print(f"compiled {path}")
