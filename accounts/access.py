@@ -5,13 +5,14 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext as _
 
 from accounts.roles import AnyUser, is_admin
 
 
 def check_can_manage_accounts(user: AnyUser) -> None:
     if not is_admin(user):
-        raise PermissionDenied("Only admins manage accounts.")
+        raise PermissionDenied(_("Only admins manage accounts."))
 
 
 def access_accounts_for_management(user: AnyUser) -> QuerySet:

@@ -12,6 +12,7 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext as _
 from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.views import APIView
@@ -35,9 +36,9 @@ PERMISSIONS = [IsAuthenticated, IsReportReader]
 def require_report_reader(user: AnyUser) -> None:
     """403 unless the user reads reports (researchers and admins); anonymous users are asked to sign in."""
     if not user.is_authenticated:
-        raise PermissionDenied("Sign in to read reports.")
+        raise PermissionDenied(_("Sign in to read reports."))
     if not is_researcher(user):
-        raise PermissionDenied("Agreement reports are for researchers and admins.")
+        raise PermissionDenied(_("Agreement reports are for researchers and admins."))
 
 
 def access_studies_for_report(user: AnyUser) -> QuerySet[Study]:

@@ -10,6 +10,7 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext as _
 
 from accounts.roles import AnyUser, is_admin, is_researcher
 from cases.models import Case, Dataset, ImportJob, Release
@@ -18,12 +19,12 @@ from cases.models import Case, Dataset, ImportJob, Release
 def check_can_import(user: AnyUser) -> None:
     """Imports (upload page, import API) are for admins only."""
     if not is_admin(user):
-        raise PermissionDenied("Only admins import data.")
+        raise PermissionDenied(_("Only admins import data."))
 
 
 def check_can_browse(user: AnyUser) -> None:
     if not is_researcher(user):  # researcher or admin
-        raise PermissionDenied("Only researchers and admins browse benchmark data.")
+        raise PermissionDenied(_("Only researchers and admins browse benchmark data."))
 
 
 def access_datasets_for_browsing(user: AnyUser) -> QuerySet[Dataset]:
@@ -63,5 +64,5 @@ def access_import_job_for_view(user: AnyUser, pk: int) -> ImportJob:
 def access_import_job_for_confirm(user: AnyUser, pk: int) -> ImportJob:
     """A researcher confirming an import is a read-only role on a write (403); others as for view."""
     if is_researcher(user) and not is_admin(user):
-        raise PermissionDenied("Researchers have read-only access.")
+        raise PermissionDenied(_("Researchers have read-only access."))
     return access_import_job_for_view(user, pk)

@@ -9,6 +9,7 @@ read configs; only admins create or edit configs. Names follow `access_<thing>_f
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext as _
 
 from accounts.roles import AnyUser, is_admin, is_researcher
 from graders.models import GraderConfig, GradingJob
@@ -16,13 +17,13 @@ from graders.models import GraderConfig, GradingJob
 
 def check_can_use_graders(user: AnyUser) -> None:
     if not is_researcher(user):  # researcher or admin
-        raise PermissionDenied("Grader pages are for researchers and admins.")
+        raise PermissionDenied(_("Grader pages are for researchers and admins."))
 
 
 def check_can_manage_graders(user: AnyUser) -> None:
     check_can_use_graders(user)
     if not is_admin(user):
-        raise PermissionDenied("Only admins define graders.")
+        raise PermissionDenied(_("Only admins define graders."))
 
 
 def access_grader_configs_for_view(user: AnyUser) -> QuerySet[GraderConfig]:

@@ -36,7 +36,7 @@ def _queue_rows(request: HttpRequest) -> tuple[InspectorQueue, list[triage.Triag
 @require_http_methods(["GET"])
 def inspector_dashboard(request: HttpRequest) -> HttpResponse:
     if not is_inspector(request.user):
-        raise PermissionDenied("Only inspectors inspect items.")
+        raise PermissionDenied(_("Only inspectors inspect items."))
     queue, rows = _queue_rows(request)
     filters = triage.TriageFilters.from_query(request.GET)
     shown = triage.filter_rows(rows, filters, queue.studies)

@@ -11,6 +11,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db.models import Count
+from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.authentication import SessionAuthentication
@@ -33,7 +34,13 @@ from annotation.studies.serializers import (
     StudyCreateInputSerializer,
     StudySerializer,
 )
-from annotation.studies.services import ItemSelection, study_add_members, study_create, study_start
+from annotation.studies.services import (
+    ItemSelection,
+    check_inspector_ranks,
+    study_add_members,
+    study_create,
+    study_start,
+)
 from medreview.authentication import ProfileTokenAuthentication
 from medreview.drf import TokenFirstAPIView
 
@@ -66,7 +73,7 @@ class StudyListAPI(TokenFirstAPIView):
     @extend_schema(request=StudyCreateInputSerializer, responses={201: StudySerializer},
                    summary="Create a study (admin)")
     def post(self, request: Request) -> Response:
-        access.check_can_manage_studies(request.user, "Only admins create studies.")
+        access.check_can_manage_studies(request.user, gettext("Only admins create studies."))
         data = StudyCreateInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         v = dict(data.validated_data)
@@ -78,6 +85,7 @@ class StudyListAPI(TokenFirstAPIView):
         )
         if missing:
             raise ValidationError({"raters": [f"raters/inspectors: unknown usernames {missing}"]})
+        check_inspector_ranks(inspectors, v["min_inspector_rank"])  # before anything is created
         selection = ItemSelection(
             kind=v["kind"], dataset=v["dataset"], release_label=v["release_label"], model_names=v["model_names"],
             specialties=v["specialties"], themes=v["themes"], difficulty=v["difficulty"], register=v["register"],

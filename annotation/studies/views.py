@@ -37,7 +37,7 @@ def _admin_studies() -> QuerySet[Study]:
 @require_http_methods(["GET", "POST"])
 def admin_dashboard(request: HttpRequest) -> HttpResponse:
     if not is_admin(request.user):
-        raise PermissionDenied("Only admins run studies.")
+        raise PermissionDenied(_("Only admins run studies."))
     form = StudyCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -57,6 +57,8 @@ def admin_dashboard(request: HttpRequest) -> HttpResponse:
 
 def _create_study(request: HttpRequest, form: StudyCreateForm) -> Study:
     data = form.cleaned_data
+    # Refused before anything is created: no half-made study without its inspectors.
+    services.check_inspector_ranks(list(data["inspectors"] or []), data["min_inspector_rank"] or "")
     study = services.study_create(
         name=data["name"],
         created_by=request.user,

@@ -173,12 +173,23 @@ def count_queries(client, url: str) -> int:
     return len(ctx.captured_queries)
 
 
+def inspect_and_confirm(client, item: Item, data: dict[str, Any]):
+    """Post an inspection action as the page does: the summary first, then its confirmation."""
+    url = reverse("annotation:inspect", args=[item.pk])
+    preview = client.post(url, data)
+    summary = preview.context["summary"] if preview.context and "summary" in preview.context else None
+    if preview.status_code != 200 or summary is None:
+        return preview
+    return client.post(url, {**data, "step": "confirm", "summary": summary.digest})
+
+
 __all__ = [
     "api_client_for",
     "api_url",
     "claim_and_submit",
     "count_queries",
     "form_data",
+    "inspect_and_confirm",
     "item_of",
     "labels_for",
     "make_cases",
@@ -187,3 +198,4 @@ __all__ = [
     "review_study",
     "running_study",
 ]
+
