@@ -26,6 +26,7 @@ from accounts.roles import user_role
 from annotation import access
 from annotation.access import access_study_for_management
 from annotation.models import Study, StudyMember
+from annotation.protocols import study_fields
 from annotation.studies.outside_labels import physician_labels_import
 from annotation.studies.selectors import study_progress
 from annotation.studies.serializers import (
@@ -45,7 +46,7 @@ from medreview.authentication import ProfileTokenAuthentication
 from medreview.drf import TokenFirstAPIView
 
 
-def _study(study: Study, roles: list[str]) -> dict[str, Any]:
+def _study(study: Study, roles: list[str], extra: dict[str, Any] | None = None) -> dict[str, Any]:
     return {
         "id": study.pk, "name": study.name, "status": study.status,
         "tasks": [t.slug for t in study.tasks.all()], "raters_per_item": study.raters_per_item,
@@ -53,6 +54,9 @@ def _study(study: Study, roles: list[str]) -> dict[str, Any]:
         "inspect_share": study.inspect_share, "deadline": study.deadline, "guidelines": study.guidelines,
         "items": study.item_count if hasattr(study, "item_count") else study.items.count(),
         "my_roles": roles,
+        # What decides what raters and inspectors see and who may inspect (issue 20).
+        "show_prescreen": study.show_prescreen, "min_inspector_rank": study.min_inspector_rank,
+        "judge_run": None, **(extra or {}),
     }
 
 
@@ -68,7 +72,9 @@ class StudyListAPI(TokenFirstAPIView):
             "study_id", "role"
         ):
             roles.setdefault(study_id, []).append(role)
-        return Response(StudySerializer([_study(s, roles.get(s.pk, [])) for s in studies], many=True).data)
+        extras = study_fields(studies)
+        return Response(StudySerializer([_study(s, roles.get(s.pk, []), extras.get(s.pk)) for s in studies],
+                                        many=True).data)
 
     @extend_schema(request=StudyCreateInputSerializer, responses={201: StudySerializer},
                    summary="Create a study (admin)")
@@ -106,7 +112,8 @@ class StudyListAPI(TokenFirstAPIView):
                                        actor=request.user)
         if v["start"]:
             study_start(study=study, actor=request.user)
-        return Response(StudySerializer(_study(study, [])).data, status=status.HTTP_201_CREATED)
+        return Response(StudySerializer(_study(study, [], study_fields([study]).get(study.pk))).data,
+                        status=status.HTTP_201_CREATED)
 
 
 class ProgressAPI(TokenFirstAPIView):

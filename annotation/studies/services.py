@@ -25,6 +25,7 @@ from accounts.roles import RANK_ORDER, rank_at_least, rank_name, user_role
 from annotation.access import check_can_manage_studies
 from annotation.models import Item, ItemKind, Study, StudyMember, TaskTarget, TaskType
 from annotation.models.translated import TextDisplay
+from annotation.protocols import protocol_for_study
 from annotation.studies.selection import PASSED_PRESCREEN, VALIDATED, apply_selection_filter
 from cases.models import CaseRevision, ModelResponse, QuestionSet
 
@@ -334,9 +335,11 @@ def study_add_members(*, study: Study, users: Iterable[User], role: str, actor: 
 def study_start(*, study: Study, actor: User) -> Study:
     check_can_manage_studies(actor)
     # Compare-and-swap on the status: starting twice, or a closed study, is an error, not a no-op.
+    # The protocol's start step (LiveClin pins the Judge run its quality check will use) is part of it.
     with transaction.atomic():
         if not Study.objects.filter(pk=study.pk, status=Study.Status.DRAFT).update(status=Study.Status.RUNNING):
             raise ValidationError({"status": "status: only a draft study can be started."})
+        protocol_for_study(study).study_started(study, actor)
     study.refresh_from_db(fields=["status"])
     return study
 

@@ -16,6 +16,7 @@ from accounts.roles import is_admin, is_inspector
 from annotation import access
 from annotation.models import Item, Study, StudyMember
 from annotation.outcomes.selectors import study_effort
+from annotation.protocols import protocol_for_study
 from annotation.studies import services
 from annotation.studies.forms import AddItemsForm, AddMembersForm, StudyCreateForm, split_list
 from annotation.studies.selectors import STUCK_AFTER_DAYS, STUCK_AFTER_ROUNDS, study_progress
@@ -114,6 +115,8 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "items_form": AddItemsForm(prefix="items") if admin else None,
             # Effort and cost (docs/curation.md): time per rater, by pseudonym like the export.
             "effort": study_effort(study).as_dict(),
+            # What the study's item protocol adds (LiveClin: the pinned Judge run, later runs offered).
+            **protocol_for_study(study).study_context(study),
         },
     )
 

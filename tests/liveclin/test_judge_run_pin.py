@@ -139,3 +139,18 @@ def test_the_validated_export_manifest_names_the_run_and_the_study_options(clien
     import hashlib
 
     assert manifest["sha256"] == hashlib.sha256(export.content).hexdigest()
+
+
+def test_the_command_writes_the_manifest_beside_the_validated_file(accepted, tmp_path):
+    import hashlib
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out = tmp_path / "validated.jsonl"
+    call_command("liveclin_validated", "--release", str(accepted.revision.release_id), "--output", str(out),
+                 stderr=StringIO())
+    manifest = json.loads((tmp_path / "validated.jsonl.manifest.json").read_text(encoding="utf-8"))
+    assert manifest["sha256"] == hashlib.sha256(out.read_bytes()).hexdigest() and manifest["sets"] == 1
+    assert manifest["judge_run"]["id"] == first_run().pk
+    assert manifest["studies"][0]["show_prescreen"] is True

@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from annotation.fields import item_fields
 from annotation.models import Assignment, Item
-from tests.annotation.builders import disagree, make_running_study
+from tests.annotation.builders import disagree, inspect_and_confirm, make_running_study
 from tests.conftest import login
 
 
@@ -49,7 +49,7 @@ def test_after_an_action_the_inspector_goes_on_to_the_next_disagreement(client, 
     login(client, inspector)
     data = {"action": "adjudicate", "reason": "Guideline 3", "final:narrative-quality|": "2"}
     data.update({f"final:{f.id}": "agree" for f in item_fields(first) if f.task.slug == "criterion-validity"})
-    response = client.post(reverse("annotation:inspect", args=[first.pk]), data)
+    response = inspect_and_confirm(client, first, data)
     assert response.status_code == 302
     assert response["Location"] == reverse("annotation:inspect", args=[second.pk])
     first.refresh_from_db()
@@ -77,7 +77,7 @@ def test_the_return_form_preselects_nobody_and_marks_fields_on_the_annotators_sc
     page = client.get(reverse("annotation:inspect", args=[item.pk])).content.decode()
     assert f'name="assignment" value="{a.pk}" checked' not in page
     assert "Fields to look at" in page
-    response = client.post(reverse("annotation:inspect", args=[item.pk]), {
+    response = inspect_and_confirm(client, item, {
         "action": "return", "assignment": a.pk, "comment": "Look at the narrative again",
         "fields": ["narrative-quality|", "not-a-field|x"],
     })
