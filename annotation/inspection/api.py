@@ -115,30 +115,28 @@ class AcceptAPI(TokenFirstAPIView):
         return Response(InspectionResultSerializer(_inspection_result(inspection)).data)
 
 
+def _decide_with_labels(request: Request, pk: int, service: Any) -> Response:
+    """Adjudicate or reject a set: every field's final label and a reason."""
+    item = access.access_item_for_inspection(request.user, pk)
+    data = AdjudicateInputSerializer(data=request.data)
+    data.is_valid(raise_exception=True)
+    inspection = service(item=item, inspector=request.user, labels=data.validated_data["labels"],
+                         reason=data.validated_data["reason"])
+    return Response(InspectionResultSerializer(_inspection_result(inspection)).data)
+
+
 class AdjudicateAPI(TokenFirstAPIView):
     @extend_schema(request=AdjudicateInputSerializer, responses=InspectionResultSerializer,
                    summary="Set the final label of every field, with a reason")
     def post(self, request: Request, pk: int) -> Response:
-        item = access.access_item_for_inspection(request.user, pk)
-        data = AdjudicateInputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        inspection = inspection_adjudicate(
-            item=item, inspector=request.user, labels=data.validated_data["labels"], reason=data.validated_data["reason"],
-        )
-        return Response(InspectionResultSerializer(_inspection_result(inspection)).data)
+        return _decide_with_labels(request, pk, inspection_adjudicate)
 
 
 class RejectSetAPI(TokenFirstAPIView):
     @extend_schema(request=AdjudicateInputSerializer, responses=InspectionResultSerializer,
                    summary="Reject a LiveClin question set as a whole, with a reason and every field's final label")
     def post(self, request: Request, pk: int) -> Response:
-        item = access.access_item_for_inspection(request.user, pk)
-        data = AdjudicateInputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        inspection = inspection_reject_set(
-            item=item, inspector=request.user, labels=data.validated_data["labels"], reason=data.validated_data["reason"],
-        )
-        return Response(InspectionResultSerializer(_inspection_result(inspection)).data)
+        return _decide_with_labels(request, pk, inspection_reject_set)
 
 
 class ReturnAPI(TokenFirstAPIView):

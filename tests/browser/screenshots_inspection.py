@@ -12,19 +12,17 @@ Uses Debian's Chromium (/usr/bin/chromium).
 
 from __future__ import annotations
 
-import argparse
-import os
 import subprocess
 import sys
 from pathlib import Path
 
-from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import Locator, Page, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-from tests.browser.screenshots import DEMO_PASSWORD, _serve_demo, _sign_in  # noqa: E402
+from tests.browser.screenshots import _sign_in, run  # noqa: E402
 
 LANGUAGES = {"en": "en-US", "zh": "zh-CN"}
 VIEWPORT = {"width": 1440, "height": 900}
@@ -50,10 +48,22 @@ for name in ("physician1", "physician2"):
 """
 
 
-def _shoot(page: Page, path: Path, written: list[Path], *, full: bool = False) -> None:
+def _shoot(page: Page, path: Path, written: list[Path]) -> None:
     page.evaluate("window.scrollTo(0, 0)")
-    page.screenshot(path=path, full_page=full)
+    page.screenshot(path=path)
     written.append(path)
+
+
+def _open_first(page: Page, links: Locator, path: Path, written: list[Path]) -> bool:
+    """Open the first of `links` (an item in the queue) and shoot it around its focused field."""
+    if not links.count():
+        return False
+    with page.expect_navigation():
+        links.first.click()
+    page.evaluate("document.querySelector('tr.focused').scrollIntoView({block: 'center'})")
+    page.screenshot(path=path)
+    written.append(path)
+    return True
 
 
 def _summary(page: Page, reason: str) -> None:
@@ -78,52 +88,23 @@ def take(base: str, out: Path, password: str) -> list[Path]:
             page = context.new_page()
             _sign_in(page, base, "inspector1", password)
             page.goto(f"{base}/review/inspection/?reason=disagreement")
-            link = page.locator(".triage-link").first
-            if link.count():
-                with page.expect_navigation():
-                    link.click()
-                page.evaluate("document.querySelector('tr.focused').scrollIntoView({block: 'center'})")
-                page.screenshot(path=out / f"inspection-screen-{language}.png")
-                written.append(out / f"inspection-screen-{language}.png")
+            if _open_first(page, page.locator(".triage-link"), out / f"inspection-screen-{language}.png", written):
                 _summary(page, "Guideline 4.2: the history is complete." if language == "en" else "指南 4.2：病史完整。")
                 _shoot(page, out / f"inspection-summary-{language}.png", written)
             page.goto(f"{base}/review/inspection/")
-            liveclin = page.locator(".triage-row", has_text=LIVECLIN_STUDY).locator(".triage-link").first
-            if liveclin.count():
-                with page.expect_navigation():
-                    liveclin.click()
-                page.evaluate("document.querySelector('tr.focused').scrollIntoView({block: 'center'})")
-                page.screenshot(path=out / f"inspection-liveclin-{language}.png")
-                written.append(out / f"inspection-liveclin-{language}.png")
+            liveclin = page.locator(".triage-row", has_text=LIVECLIN_STUDY).locator(".triage-link")
+            _open_first(page, liveclin, out / f"inspection-liveclin-{language}.png", written)
             context.close()
         browser.close()
     return written
 
 
+def _rate_one_set(env: dict[str, str]) -> None:
+    subprocess.run([sys.executable, "manage.py", "shell", "-c", RATE_ONE_SET], cwd=ROOT, env=env, check=True)
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--base-url", help="a running medreview with the demo data (default: start one)")
-    parser.add_argument("--password", default=DEMO_PASSWORD)
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
-    args = parser.parse_args()
-    if not CHROMIUM.exists():
-        raise SystemExit(f"needs Debian's Chromium at {CHROMIUM} (apt-get install chromium)")
-    server = tmp = None
-    base = args.base_url
-    if base is None:
-        server, base, tmp = _serve_demo()
-        env = {**os.environ, "DEBUG": "1", "DATABASE_URL": f"sqlite:///{tmp.name}/demo.sqlite3",
-               "TASKS_BACKEND": "immediate", "MEDIA_ROOT": f"{tmp.name}/media"}
-        subprocess.run([sys.executable, "manage.py", "shell", "-c", RATE_ONE_SET], cwd=ROOT, env=env, check=True)
-    try:
-        for path in take(base.rstrip("/"), args.out, args.password):
-            print(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
-    finally:
-        if server is not None:
-            server.terminate()
-            server.wait(timeout=10)
-        if tmp is not None:
-            tmp.cleanup()
+    run(take, __doc__, prepare=_rate_one_set)
 
 
 if __name__ == "__main__":

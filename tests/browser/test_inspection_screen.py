@@ -183,3 +183,25 @@ def test_a_stray_a_on_an_item_everyone_agrees_on_shows_the_summary_and_stores_no
     item.refresh_from_db()
     assert item.status == Item.Status.RESOLVED
     assert FinalLabel.objects.filter(item=item, source="accepted").count() == len(item_fields(item))
+
+
+def test_a_returned_set_opens_on_the_marked_fields_phase_with_that_field_focused(
+    chromium, live_server, admin, physician_a, physician_b, inspector
+):
+    from annotation.inspection.services import inspection_return
+    from annotation.models import Assignment
+
+    item = BUILDERS["liveclin"](admin, [physician_a, physician_b], inspector)
+    theirs = Assignment.objects.get(item=item, rater=physician_b)
+    marked = next(f for f in item_fields(item) if f.task.slug == "mcq-factual" and f.mcq.order == 2)
+    inspection_return(item=item, inspector=inspector, assignment=theirs, comment="Check question 2's facts",
+                      fields=[marked.id])
+    context = chromium.new_context(viewport=VIEWPORTS["phone"], locale="en-US", timezone_id="UTC")
+    try:
+        page = context.new_page()
+        sign_in(page, live_server, "physician_b", PASSWORD)
+        page.goto(f"{live_server.url}/review/assignments/{theirs.pk}/")
+        expect(page.locator("#liveclin-phase")).to_have_attribute("data-phase", "auditor")
+        expect(page.locator("fieldset.field.focused")).to_have_attribute("data-field-id", marked.id)
+    finally:
+        context.close()

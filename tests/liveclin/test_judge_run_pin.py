@@ -154,3 +154,13 @@ def test_the_command_writes_the_manifest_beside_the_validated_file(accepted, tmp
     assert manifest["sha256"] == hashlib.sha256(out.read_bytes()).hexdigest() and manifest["sets"] == 1
     assert manifest["judge_run"]["id"] == first_run().pk
     assert manifest["studies"][0]["show_prescreen"] is True
+
+
+def test_the_api_names_the_pinned_run_to_the_studys_readers(admin, researcher, inspector, outsider, accepted):
+    url = reverse("liveclin_api:study_judge_run", args=[accepted.study_id])
+    for reader in (admin, researcher, inspector):
+        body = api_client_for(reader).get(url).json()
+        assert body["judge_run"]["id"] == first_run().pk and body["later_judge_runs"] == []
+    assert api_client_for(outsider).get(url).status_code == 404
+    assert api_client_for(researcher).post(url, {"run": first_run().pk}, format="json").status_code == 403
+    assert api_client_for(admin).post(url, {"run": 999999}, format="json").status_code == 400

@@ -130,3 +130,20 @@ def test_a_returned_set_opens_on_the_phase_of_the_first_marked_field(client, adm
     text = response.content.decode()
     assert 'data-phase="auditor"' in text
     assert f'data-field-id="{factual_q2.id}"' in text and "return-marked" in text
+
+
+def test_the_api_rejects_a_set_for_its_inspectors_only(admin, physician_a, physician_b, inspector, researcher,
+                                                       outsider):
+    from tests.annotation.builders import api_client_for
+
+    item = inspected(admin, [physician_a, physician_b], inspector, judged=None, show_prescreen=False)
+    url = reverse("annotation_api:inspection_reject_set", args=[item.pk])
+    body = {"labels": {f.id: "yes" for f in item_fields(item)}, "reason": "Wrong scenario for the report"}
+    assert api_client_for(researcher).post(url, body, format="json").status_code == 403
+    assert api_client_for(outsider).post(url, body, format="json").status_code == 404
+    assert api_client_for(inspector).get(url).status_code == 405
+    assert api_client_for(inspector).post(url, {**body, "reason": ""}, format="json").status_code == 400
+    response = api_client_for(inspector).post(url, body, format="json")
+    assert response.status_code == 200 and response.json()["action"] == "reject_set"
+    item.refresh_from_db()
+    assert item.status == Item.Status.RESOLVED

@@ -89,3 +89,19 @@ def test_the_return_form_preselects_nobody_and_marks_fields_on_the_annotators_sc
     page = rater_page.content.decode()
     assert page.count("The inspector asks you to look at this field.") == 1
     assert 'data-field-id="narrative-quality|"' in page and "return-marked" in page
+
+
+def test_a_revision_back_is_named_as_such_in_the_queue(client, study, physician_a, physician_b, inspector):
+    from annotation.inspection.services import inspection_return
+    from annotation.rating.services.ratings import rating_submit
+    from tests.annotation.builders import labels_for
+
+    item, a, _b = disagree(study, physician_a, physician_b)
+    inspection_return(item=item, inspector=inspector, assignment=a, comment="Look again")
+    a.refresh_from_db()
+    rating_submit(assignment=a, rater=physician_a, labels=labels_for(a, {"narrative-quality": "0",
+                                                                         "criterion-validity": "agree"}),
+                  seconds_spent=5)
+    rows = login(client, inspector).get(reverse("annotation:inspector_dashboard")).context["pending_rows"]
+    assert [(row.item.pk, row.reasons) for row in rows] == [(item.pk, ["revised"])]
+    assert [str(label) for label in rows[0].reason_labels] == ["Revision back"]
