@@ -21,6 +21,26 @@ from tests.factories import make_case, make_release
 # --- studies -------------------------------------------------------------------------------------
 
 
+def restore_shipped_review_data() -> None:
+    """Re-create annotation's shipped scales and task types when a transactional test's flush removed
+    them (they come from data migrations, which a flush empties; the steps are idempotent)."""
+    from django.db.migrations.executor import MigrationExecutor
+    from django.db.migrations.operations.special import RunPython
+
+    from annotation.models import TaskType
+
+    if TaskType.objects.exists():
+        return
+    loader = MigrationExecutor(connection).loader
+    state_apps = loader.project_state().apps
+    for (app_label, _name), migration in sorted(loader.disk_migrations.items()):
+        if app_label != "annotation":
+            continue
+        for operation in migration.operations:
+            if isinstance(operation, RunPython):
+                operation.code(state_apps, None)
+
+
 def make_cases(n: int = 3, *, dataset: str = "LiveMedBench", language: str = "en") -> list:
     release = make_release(dataset_name=dataset)
     return [make_case(release=release, language=language) for _ in range(n)]

@@ -12,6 +12,7 @@ from annotation.models import Study
 from annotation.studies.services import ItemSelection, study_create
 from cases.services import release_import
 from graders.models import GraderRun
+from tests.annotation.builders import restore_shipped_review_data
 from tests.liveclin.builders import import_liveclin, jsonl, judge_block, liveclin_study
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -24,6 +25,7 @@ def _migrate(targets: list[tuple[str, str | None]]) -> None:
 
 
 def test_started_liveclin_studies_are_pinned_to_the_run_their_report_used(admin, physician_a, physician_b):
+    restore_shipped_review_data()  # an earlier transactional test's flush may have emptied the task types
     import_liveclin(1, judge=[{"pmc": "PMC-QC-1", "judge": [judge_block(), judge_block()]}])
     release_import(fmt="liveclin-judge", data=jsonl([{"pmc": "PMC-QC-1", "judge": [judge_block(False), judge_block()]}]),
                    file_name="again.jsonl", dataset_name="LiveClin", release_label="2025H1-judge-2", grader_model="o4")
@@ -32,11 +34,10 @@ def test_started_liveclin_studies_are_pinned_to_the_run_their_report_used(admin,
     draft = study_create(name="Draft", created_by=admin, task_slugs=["mcq-factual"],
                          selection=ItemSelection(kind="question_set", dataset="LiveClin"))
     items = sorted(Study.objects.values_list("pk", "status"))
-    _migrate([("liveclin", None)])  # back to before the pins
     try:
-        _migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+        _migrate([("liveclin", None)])  # back to before the pins
     finally:
-        _migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+        _migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())  # forward: the data migration pins
     from liveclin.models import StudyJudgeRun
 
     assert list(StudyJudgeRun.objects.values_list("study_id", "run_id", "pinned_by")) == [(started.pk, newest.pk, None)]
