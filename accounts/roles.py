@@ -40,6 +40,15 @@ def is_rater(user: AnyUser) -> bool:
 RANK_ORDER: tuple[str, ...] = (Rank.ATTENDING, Rank.ASSOCIATE_CHIEF, Rank.CHIEF)
 
 
+# The ranks as people read them, in the interface language.
+RANK_NAMES = {Rank.ATTENDING: _("Attending"), Rank.ASSOCIATE_CHIEF: _("Associate Chief"), Rank.CHIEF: _("Chief")}
+
+
+def rank_name(rank: str) -> str:
+    """"Associate Chief" (in the reader's language); "" for no rank."""
+    return str(RANK_NAMES.get(rank, rank)) if rank else ""
+
+
 def rank_at_least(user: AnyUser, rank: str) -> bool:
     """True when no rank is asked for, or the user's recorded rank is `rank` or more senior."""
     if not rank:

@@ -8,9 +8,10 @@ does not leak; a read-only role (researcher) attempting a write answers 403 (Per
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import Http404
+from django.utils.translation import gettext as _
 
 from accounts.models import Role
-from accounts.roles import AnyUser, rank_at_least, user_role
+from accounts.roles import AnyUser, rank_at_least, rank_name, user_role
 from annotation.models import Assignment, Curation, Item, Study, StudyMember
 
 
@@ -18,16 +19,16 @@ def _deny_read_only(user: AnyUser) -> None:
     if not user.is_authenticated:
         raise Http404("Not found.")
     if user_role(user) == Role.RESEARCHER:
-        raise PermissionDenied("Researchers have read-only access and cannot rate or inspect.")
+        raise PermissionDenied(_("Researchers have read-only access and cannot rate or inspect."))
 
 
 # --- permission checks (no row fetched) ----------------------------------------------------------
 
 
-def check_can_manage_studies(user: AnyUser, message: str = "Only admins manage studies.") -> None:
-    """Create, start, close, add items and members: admins only (403)."""
+def check_can_manage_studies(user: AnyUser, message: str = "") -> None:
+    """Create, start, close, add items and members: admins only (403). `message`: already translated."""
     if user_role(user) != Role.ADMIN:
-        raise PermissionDenied(message)
+        raise PermissionDenied(message or _("Only admins manage studies."))
 
 
 def check_can_inspect_study(user: AnyUser, study: Study) -> None:
@@ -41,16 +42,15 @@ def check_can_inspect_study(user: AnyUser, study: Study) -> None:
         user=user,
         role=StudyMember.Role.INSPECTOR,
     ).exists():
-        raise PermissionDenied("You are not an inspector of this study.")
+        raise PermissionDenied(_("You are not an inspector of this study."))
     check_inspector_rank(user, study)
 
 
 def check_inspector_rank(user: AnyUser, study: Study) -> None:
     """LiveClin Sec. 3.4: senior physicians inspect. Admins are not held to a rank."""
     if user_role(user) != Role.ADMIN and not rank_at_least(user, study.min_inspector_rank):
-        raise PermissionDenied(
-            f"This study is inspected by {study.min_inspector_rank.replace('_', ' ')} physicians or more senior."
-        )
+        raise PermissionDenied(_("This study is inspected by %(rank)s physicians or more senior.")
+                               % {"rank": rank_name(study.min_inspector_rank)})
 
 
 def check_can_decide_item(user: AnyUser, item: Item) -> None:
@@ -62,25 +62,25 @@ def check_can_decide_item(user: AnyUser, item: Item) -> None:
         rater_id=user.pk,
         state__in=Assignment.RATED_STATES,
     ).exists():
-        raise PermissionDenied("You rated this item; another inspector must decide it.")
+        raise PermissionDenied(_("You rated this item; another inspector must decide it."))
 
 
 def check_can_write_assignment(user: AnyUser, assignment: Assignment) -> None:
     """Only the assignment's own rater saves, submits or skips it (403)."""
     if assignment.rater_id != user.pk:
-        raise PermissionDenied("This is another rater's assignment.")
+        raise PermissionDenied(_("This is another rater's assignment."))
 
 
 def check_can_read_own_queue(user: AnyUser) -> None:
     """The rater queue is a rater's own work; researchers have none (403)."""
     if user_role(user) == Role.RESEARCHER:
-        raise PermissionDenied("Researchers do not rate.")
+        raise PermissionDenied(_("Researchers do not rate."))
 
 
 def check_can_read_inspection_queue(user: AnyUser) -> None:
     """Researchers read reports, never the inspection queue (403)."""
     if user_role(user) == Role.RESEARCHER:
-        raise PermissionDenied("Researchers do not inspect.")
+        raise PermissionDenied(_("Researchers do not inspect."))
 
 
 # --- fetches -------------------------------------------------------------------------------------
@@ -111,7 +111,7 @@ def access_study_for_management(user: AnyUser, pk: int) -> Study:
     role = user_role(user)
     if role == Role.RESEARCHER:
         if Study.objects.filter(pk=pk).exists():
-            raise PermissionDenied("Researchers cannot manage studies.")
+            raise PermissionDenied(_("Researchers cannot manage studies."))
         raise Http404("Not found.")
     if role != Role.ADMIN:
         raise Http404("Not found.")
@@ -177,7 +177,7 @@ def _deny_own_open_item(user: AnyUser, item: Item) -> None:
         state__in=(Assignment.State.EXPIRED, Assignment.State.SKIPPED)
     )
     if rates_it.exists():
-        raise PermissionDenied("You rate this item: inspect it once its ratings are in.")
+        raise PermissionDenied(_("You rate this item: inspect it once its ratings are in."))
 
 
 def access_study_for_inspection(user: AnyUser, pk: int) -> Study:
@@ -218,13 +218,13 @@ def access_study_for_progress(user: AnyUser, pk: int) -> Study:
 def check_can_curate(user: AnyUser) -> None:
     """Curating a release writes a new release: admins only (403)."""
     if user_role(user) != Role.ADMIN:
-        raise PermissionDenied("Only admins curate releases.")
+        raise PermissionDenied(_("Only admins curate releases."))
 
 
 def check_can_see_real_names(user: AnyUser) -> None:
     """Exports show actors by pseudonym; real user names are for admins who ask (403 otherwise)."""
     if user_role(user) != Role.ADMIN:
-        raise PermissionDenied("Only admins may export real user names.")
+        raise PermissionDenied(_("Only admins may export real user names."))
 
 
 def access_study_for_export(user: AnyUser, pk: int) -> Study:
@@ -255,7 +255,7 @@ def access_curations_for_management(user: AnyUser) -> QuerySet[Curation]:
     """Curations: admins (researchers 403, everyone else 404, as for managing studies)."""
     role = user_role(user)
     if role == Role.RESEARCHER:
-        raise PermissionDenied("Researchers cannot curate releases.")
+        raise PermissionDenied(_("Researchers cannot curate releases."))
     if role != Role.ADMIN:
         raise Http404("Not found.")
     return Curation.objects.all()

@@ -40,6 +40,11 @@ class ReviewProtocol:
     def phase_fields(self, fields: list[Field], phase: str) -> list[Field]:
         return fields
 
+    def marked_phase(self, fields: list[Field], marked: list[str]) -> str:
+        """The phase of the first of `marked` (field ids an inspector asked to look at), in field
+        order; "" when none is marked or the review has one screen."""
+        return ""
+
     def phase_saved_message(self, phase: str) -> str:
         """What the rater reads after finishing `phase` when another follows."""
         return ""
@@ -48,8 +53,9 @@ class ReviewProtocol:
         """Template variables the rating screen adds for this phase (banner, privileged source...)."""
         return {}
 
-    def inspection_context(self, item: Item) -> dict[str, Any]:
-        """Template variables the inspection screen adds (inspectors are senior: they see it all)."""
+    def inspection_context(self, item: Item, fields: list[Field]) -> dict[str, Any]:
+        """Template variables the inspection screen adds (inspectors are senior: they see it all).
+        `phase_of` {field id: phase} groups the rows; `judge_notes` {field id: note} adds a column."""
         return {}
 
     def content_body(self, item: Item, *, privileged: bool) -> dict[str, Any] | None:
@@ -58,6 +64,19 @@ class ReviewProtocol:
 
     def prescreen_body(self, study: Study, item: Item, fields: list[Field]) -> dict[str, dict[str, str]]:
         """{field id: {"verdict", "explanation"}}: an automated pre-screen the study shows raters."""
+        return {}
+
+    # --- a study of this protocol's items ---
+
+    def study_started(self, study: Study, actor: Any) -> None:
+        """Called by `study_start` inside its transaction (LiveClin pins the study's Judge run)."""
+
+    def study_context(self, study: Study) -> dict[str, Any]:
+        """What the study page adds (LiveClin: the pinned Judge run, later runs offered)."""
+        return {}
+
+    def study_fields(self, studies: list[Study]) -> dict[int, dict[str, Any]]:
+        """{study id: fields} the study API adds for these studies (one query, not one per study)."""
         return {}
 
 
@@ -72,6 +91,19 @@ def register_protocol(kind: str, protocol: ReviewProtocol) -> None:
 
 def protocol_for(item: Item) -> ReviewProtocol:
     return _protocols.get(item.kind, _DEFAULT)
+
+
+def protocol_for_study(study: Study) -> ReviewProtocol:
+    """The protocol of the kind of items a study rates (as its selection records it)."""
+    return _protocols.get(str((study.selection or {}).get("kind", "")), _DEFAULT)
+
+
+def study_fields(studies: list[Study]) -> dict[int, dict[str, Any]]:
+    """What each study's protocol adds to its API body (a query per protocol, not per study)."""
+    out: dict[int, dict[str, Any]] = {}
+    for protocol in {id(p): p for p in map(protocol_for_study, studies)}.values():
+        out.update(protocol.study_fields([s for s in studies if protocol_for_study(s) is protocol]))
+    return out
 
 
 def requested_phase(request: HttpRequest) -> str:

@@ -1,32 +1,52 @@
-"""The LiveClin quality check over the API (researchers and admins, like every report)."""
+"""The LiveClin quality check over the API (researchers and admins, like every report), and a study's
+Judge run (its readers may see it; admins pin another)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agreement.access import PERMISSIONS, access_release_for_report, access_study_for_report
+from annotation.access import access_study_for_management, access_study_for_progress
+from graders.models import GraderRun
+from liveclin.judge_runs import later_runs, pinned_run, run_dict, study_judge_run_pin
 from liveclin.quality.export import validated_export
 from liveclin.quality.loading import release_review
 from liveclin.quality.rules import quality_report
 from liveclin.quality.team import team_composition
+from medreview.drf import TokenFirstAPIView
+
+RUN = OpenApiParameter("run", int, description="Read the report with this Judge run instead of the pinned one")
 
 
 class ReleaseQualityAPI(APIView):
     permission_classes = PERMISSIONS
 
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="LiveClin quality check of a release",
+    @extend_schema(responses=OpenApiTypes.OBJECT, summary="LiveClin quality check of a release", parameters=[RUN],
                    description="Funnel, pass rates, Judge vs physicians per check (AC1, Macro-F1) and every "
-                               "question set with its pre-screen result, physician verdicts and outcome.")
+                               "question set with its pre-screen result, physician verdicts and outcome; the Judge "
+                               "run used (`basis`: pinned by the reviewing studies, asked for, or the latest when "
+                               "no study pins one), later runs, and each reviewing study's options.")
     def get(self, request: Request, pk: int) -> Response:
         release = access_release_for_report(request.user, pk)
-        review = release_review(release)
+        value = request.query_params.get("run", "")
+        review = release_review(release, run_id=int(value) if value.isdigit() else None)
         body = quality_report(review.sets)
-        return Response({"release": release.pk, "judge_run": review.run.pk if review.run else None, **body})
+        report_run = review.report_run
+        return Response({
+            "release": release.pk,
+            "judge_run": report_run.run_dict() if report_run else None,
+            "later_judge_runs": [run_dict(r) for r in report_run.later] if report_run else [],
+            "studies": report_run.studies if report_run else [],
+            **body,
+        })
 
 
 class ReleaseValidatedExportAPI(APIView):
@@ -42,6 +62,17 @@ class ReleaseValidatedExportAPI(APIView):
         return response
 
 
+class ReleaseValidatedManifestAPI(APIView):
+    permission_classes = PERMISSIONS
+
+    @extend_schema(responses=OpenApiTypes.OBJECT, summary="The validated export's manifest",
+                   description="The file's SHA-256 and set count, the Judge run whose flags were weighed, and each "
+                               "reviewing study's show_prescreen, min_inspector_rank and pinned Judge run.")
+    def get(self, request: Request, pk: int) -> Response:
+        release = access_release_for_report(request.user, pk)
+        return Response(validated_export(release_review(release)).manifest)
+
+
 class StudyTeamAPI(APIView):
     permission_classes = PERMISSIONS
 
@@ -49,3 +80,32 @@ class StudyTeamAPI(APIView):
     def get(self, request: Request, pk: int) -> Response:
         study = access_study_for_report(request.user, pk)
         return Response({"study": study.pk, "phases": [p.as_dict() for p in team_composition(study)]})
+
+
+class PinInputSerializer(serializers.Serializer):
+    run = serializers.IntegerField(help_text="The question-set judge run to pin")
+
+
+def _pin_body(study: Any, requeued: list[int] | None = None) -> dict[str, Any]:
+    run = pinned_run(study)
+    body = {"study": study.pk, "judge_run": run_dict(run) if run else None,
+            "later_judge_runs": [run_dict(r) for r in later_runs(study, run)]}
+    return body if requeued is None else {**body, "requeued": requeued}
+
+
+class StudyJudgeRunAPI(TokenFirstAPIView):
+    @extend_schema(responses=OpenApiTypes.OBJECT, summary="The Judge run a study's quality check uses, and later runs")
+    def get(self, request: Request, pk: int) -> Response:
+        return Response(_pin_body(access_study_for_progress(request.user, pk)))
+
+    @extend_schema(request=PinInputSerializer, responses=OpenApiTypes.OBJECT,
+                   summary="Pin another Judge run (admins); sets decided before its new flags go back to inspection")
+    def post(self, request: Request, pk: int) -> Response:
+        study = access_study_for_management(request.user, pk)
+        data = PinInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        run = GraderRun.objects.filter(pk=data.validated_data["run"]).first()
+        if run is None:
+            raise serializers.ValidationError({"run": [f"run: no Judge run {data.validated_data['run']}."]})
+        requeued = study_judge_run_pin(study=study, run=run, actor=request.user)
+        return Response(_pin_body(study, [i.pk for i in requeued]))

@@ -21,7 +21,7 @@ from annotation.fields import Field, strip_captions
 from annotation.models import Assignment, Item, ItemKind, Study, TaskTarget
 from cases.importers.liveclin import source_url
 from cases.models import MCQ, QuestionSet
-from graders.kinds.question_set_judge import latest_prescreen
+from liveclin.judge_runs import study_verdicts
 from medreview.errors import ConflictError
 
 AUDITOR = "auditor"
@@ -30,7 +30,7 @@ PHASES = (AUDITOR, EXAMINEE)
 PHASE_NAMES = {AUDITOR: "Phase 1 · auditor (factual validation)", EXAMINEE: "Phase 2 · examinee (logical solvability)"}
 
 
-def _phase_of(field: Field) -> str:
+def phase_of(field: Field) -> str:
     return AUDITOR if field.task.shows_privileged_source else EXAMINEE
 
 
@@ -42,12 +42,12 @@ def phases(item: Item, fields: list[Field]) -> list[str]:
     """The phases this item's review has, in order (empty for anything but a question set)."""
     if not is_question_set_review(item, fields):
         return []
-    present = {_phase_of(f) for f in fields}
+    present = {phase_of(f) for f in fields}
     return [p for p in PHASES if p in present]
 
 
 def phase_fields(fields: list[Field], phase: str) -> list[Field]:
-    return [f for f in fields if _phase_of(f) == phase]
+    return [f for f in fields if phase_of(f) == phase]
 
 
 def field_complete(field: Field, value: dict[str, Any] | None) -> bool:
@@ -180,11 +180,16 @@ class PrescreenNote:
 
 
 def prescreen_notes(study: Study, item: Item, fields: list[Field]) -> dict[str, PrescreenNote]:
-    """{field id: note} for the MCQ fields shown, when the study shows the pre-screen; each field gets
-    the verdict of its own check (factual beside factual, solvability beside solvability)."""
+    """{field id: note} for the MCQ fields shown, when the study shows the pre-screen: the verdicts of
+    the study's pinned Judge run (`liveclin.judge_runs`), never a later run nobody chose."""
     if not study.show_prescreen or not item.question_set_id:
         return {}
-    verdicts = latest_prescreen(item.question_set_id)
+    return notes_for(study_verdicts(study, item.question_set_id), fields)
+
+
+def notes_for(verdicts: dict[int, dict[str, Any]], fields: list[Field]) -> dict[str, PrescreenNote]:
+    """Each MCQ field gets the verdict of its own check (factual beside factual, solvability beside
+    solvability)."""
     notes = {}
     for f in fields:
         block = verdicts.get(f.mcq.pk) if f.mcq is not None else None

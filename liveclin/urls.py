@@ -8,11 +8,17 @@ from liveclin import api, views
 urlpatterns = [
     path("release/<int:pk>/quality/", views.release_quality, name="release_quality"),
     path("release/<int:pk>/validated.jsonl", views.release_validated_export, name="release_validated_export"),
+    path("release/<int:pk>/validated.manifest.json", views.release_validated_manifest,
+         name="release_validated_manifest"),
     path("study/<int:pk>/team/", views.study_team, name="study_team"),
+    path("study/<int:pk>/judge-run/", views.study_judge_run, name="study_judge_run"),
 ]
 
 api_urlpatterns = [
     path("releases/<int:pk>/quality/", api.ReleaseQualityAPI.as_view(), name="release_quality"),
     path("releases/<int:pk>/validated/", api.ReleaseValidatedExportAPI.as_view(), name="release_validated_export"),
+    path("releases/<int:pk>/validated/manifest/", api.ReleaseValidatedManifestAPI.as_view(),
+         name="release_validated_manifest"),
     path("studies/<int:pk>/team/", api.StudyTeamAPI.as_view(), name="study_team"),
+    path("studies/<int:pk>/judge-run/", api.StudyJudgeRunAPI.as_view(), name="study_judge_run"),
 ]

@@ -38,3 +38,6 @@ urlpatterns = [
 if settings.OIDC_ENABLED:
     # Single sign-on: /oidc/authenticate/ starts it, /oidc/callback/ is the redirect URI to register.
     urlpatterns.append(path("oidc/", include("mozilla_django_oidc.urls")))
+
+# Every refusal of every app ends on one page that says why, in the user's language, with a way back.
+handler403 = "medreview.views.forbidden"

@@ -13,6 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotation import access
+from annotation.inspection.display import pair_models
 from annotation.inspection.selectors import inspection_view, inspector_queue
 from annotation.inspection.serializers import (
     AcceptInputSerializer,
@@ -22,7 +23,12 @@ from annotation.inspection.serializers import (
     InspectionResultSerializer,
     ReturnInputSerializer,
 )
-from annotation.inspection.services import inspection_accept, inspection_adjudicate, inspection_return
+from annotation.inspection.services import (
+    inspection_accept,
+    inspection_adjudicate,
+    inspection_reject_set,
+    inspection_return,
+)
 from annotation.models import Assignment, Item, ReviewEvent, seal_audit_chain
 from annotation.outcomes.selectors import field_outcomes
 from annotation.protocols import protocol_for
@@ -58,11 +64,14 @@ class InspectionDetailAPI(TokenFirstAPIView):
         if item.question_set_id:
             # Inspectors are senior physicians checking both LiveClin phases: the privileged source too.
             content["question_set"] = protocol_for(item).content_body(item, privileged=True)
+        pair = pair_models(item)
         comparisons = [
             {
                 "field": field_body(c.field),
                 "cells": [
                     {"assignment": cell.assignment.pk, "rater": cell.rater_name, "state": cell.assignment.state,
+                     "pair_order": cell.assignment.pair_order,
+                     "preferred_model": pair.name(cell.label or "") if pair is not None else "",
                      "first_label": cell.first.label if cell.first else None,
                      "latest_label": cell.latest.label if cell.latest else None,
                      "first_comment": cell.first.comment if cell.first else "",
@@ -81,11 +90,10 @@ class InspectionDetailAPI(TokenFirstAPIView):
              "reason": e.reason, "data": e.data, "created_at": e.created_at}
             for e in view.events
         ]
-        pair = {}
-        if item.kind == "pair" and item.response_id and item.response_b_id:
-            pair = {"A": item.response.text, "B": item.response_b.text}
         return Response(InspectionDetailSerializer({
-            "item": content, "status": item.status, "pair_responses": pair,
+            "item": content, "status": item.status,
+            "pair_responses": {"A": item.response.text, "B": item.response_b.text} if pair is not None else {},
+            "pair_models": pair.as_dict() if pair is not None else {},
             "comparisons": comparisons, "events": events,
         }).data)
 
@@ -107,17 +115,28 @@ class AcceptAPI(TokenFirstAPIView):
         return Response(InspectionResultSerializer(_inspection_result(inspection)).data)
 
 
+def _decide_with_labels(request: Request, pk: int, service: Any) -> Response:
+    """Adjudicate or reject a set: every field's final label and a reason."""
+    item = access.access_item_for_inspection(request.user, pk)
+    data = AdjudicateInputSerializer(data=request.data)
+    data.is_valid(raise_exception=True)
+    inspection = service(item=item, inspector=request.user, labels=data.validated_data["labels"],
+                         reason=data.validated_data["reason"])
+    return Response(InspectionResultSerializer(_inspection_result(inspection)).data)
+
+
 class AdjudicateAPI(TokenFirstAPIView):
     @extend_schema(request=AdjudicateInputSerializer, responses=InspectionResultSerializer,
                    summary="Set the final label of every field, with a reason")
     def post(self, request: Request, pk: int) -> Response:
-        item = access.access_item_for_inspection(request.user, pk)
-        data = AdjudicateInputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        inspection = inspection_adjudicate(
-            item=item, inspector=request.user, labels=data.validated_data["labels"], reason=data.validated_data["reason"],
-        )
-        return Response(InspectionResultSerializer(_inspection_result(inspection)).data)
+        return _decide_with_labels(request, pk, inspection_adjudicate)
+
+
+class RejectSetAPI(TokenFirstAPIView):
+    @extend_schema(request=AdjudicateInputSerializer, responses=InspectionResultSerializer,
+                   summary="Reject a LiveClin question set as a whole, with a reason and every field's final label")
+    def post(self, request: Request, pk: int) -> Response:
+        return _decide_with_labels(request, pk, inspection_reject_set)
 
 
 class ReturnAPI(TokenFirstAPIView):

@@ -4,13 +4,13 @@ Each runs a bounded number of queries; none checks access: call an `annotation.a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Q
 
 from accounts.models import Role
-from accounts.roles import user_role
+from accounts.roles import rank_at_least, user_role
 from annotation.fields import Field, item_fields, study_tasks
 from annotation.models import (
     Assignment,
@@ -32,9 +32,12 @@ class InspectorQueue:
     returned: list[Item]
     resolved: list[Item]
     studies: list[Study]
+    # Studies the inspector is listed for but whose minimum rank they lack (their items would all
+    # answer 403): left out of the queue, named on the page with the rank they ask for.
+    beyond_rank: list[Study] = field(default_factory=list)
 
 
-def inspector_studies(inspector: AbstractBaseUser) -> list[Study]:
+def _listed_studies(inspector: AbstractBaseUser) -> list[Study]:
     if user_role(inspector) == Role.ADMIN:
         return list(Study.objects.order_by("-created_at"))
     return list(
@@ -44,9 +47,19 @@ def inspector_studies(inspector: AbstractBaseUser) -> list[Study]:
     )
 
 
+def _may_inspect(inspector: AbstractBaseUser, study: Study) -> bool:
+    return user_role(inspector) == Role.ADMIN or rank_at_least(inspector, study.min_inspector_rank)
+
+
+def inspector_studies(inspector: AbstractBaseUser) -> list[Study]:
+    """The studies whose items the inspector may decide: listed as inspector, with the rank asked."""
+    return [s for s in _listed_studies(inspector) if _may_inspect(inspector, s)]
+
+
 def inspector_queue(*, inspector: AbstractBaseUser, study: Study | None = None) -> InspectorQueue:
     """Items of the inspector's studies awaiting inspection, returned, or resolved after one (2 queries)."""
-    studies = inspector_studies(inspector)
+    listed = _listed_studies(inspector)
+    studies = [s for s in listed if _may_inspect(inspector, s)]
     if study is not None:
         studies = [s for s in studies if s.pk == study.pk]
     items = list(
@@ -64,6 +77,7 @@ def inspector_queue(*, inspector: AbstractBaseUser, study: Study | None = None) 
         returned=[i for i in items if i.status == Item.Status.RETURNED],
         resolved=[i for i in items if i.status == Item.Status.RESOLVED],
         studies=studies,
+        beyond_rank=[s for s in listed if not _may_inspect(inspector, s)],
     )
 
 

@@ -26,6 +26,9 @@ class CellSerializer(serializers.Serializer):
     assignment = serializers.IntegerField()
     rater = serializers.CharField()
     state = serializers.CharField()
+    pair_order = serializers.CharField(allow_blank=True, help_text="Pairs: ab / ba, the order this rater saw")
+    preferred_model = serializers.CharField(
+        allow_blank=True, help_text="Pairs: the model this rater preferred (canonical label A / B), empty for a tie")
     first_label = serializers.CharField(allow_null=True)
     latest_label = serializers.CharField(allow_null=True)
     first_comment = serializers.CharField(allow_blank=True)
@@ -55,6 +58,7 @@ class InspectionDetailSerializer(serializers.Serializer):
     item = ItemContentSerializer()
     status = serializers.ChoiceField(choices=Item.Status.choices)
     pair_responses = serializers.JSONField(help_text="Pair items: canonical A / B response texts")
+    pair_models = serializers.JSONField(help_text="Pair items: canonical A / B model names")
     comparisons = ComparisonSerializer(many=True)
     events = EventSerializer(many=True)
 

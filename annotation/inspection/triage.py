@@ -14,23 +14,26 @@ from datetime import datetime, timedelta
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import prefetch_related_objects
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Assignment, Item, Rating, ReviewEvent, Study
 from cases.models import CaseRevision
 
-# Why an item is in the queue, as `apply_policy` records it (SENT_TO_INSPECTION data "why"), and
-# "returned" while it waits for an annotator's revision.
+# Why an item is in the queue, as `apply_policy` records it (SENT_TO_INSPECTION data "why"), or a
+# Judge run pinned after the decision flags it (`liveclin.judge_runs`), and "returned" while it waits
+# for an annotator's revision. Shown in the inspector's language.
 REASONS = {
-    "disagreement": "Disagreement",
-    "sampled": "Sampled audit",
-    "inspect_all": "Every item inspected",
-    "revised": "Revision back",
-    "returned": "Returned, waiting for the annotator",
+    "disagreement": _("Disagreement"),
+    "sampled": _("Sampled audit"),
+    "inspect_all": _("Every item inspected"),
+    "revised": _("Revision back"),
+    "judge_flag": _("Judge flag added after the decision"),
+    "returned": _("Returned, waiting for the annotator"),
 }
 SORTS = {
-    "waiting": "Waiting longest",
-    "differ": "Most fields differ",
-    "study": "Study",
+    "waiting": _("Waiting longest"),
+    "differ": _("Most fields differ"),
+    "study": _("Study"),
 }
 
 
@@ -130,7 +133,8 @@ def _why(item: Item, event: ReviewEvent | None) -> list[str]:
         return ["returned"]
     if event is None or event.kind != ReviewEvent.Kind.SENT_TO_INSPECTION:
         return []
-    return [str(w) for w in (event.data or {}).get("why", [])]
+    why = (event.data or {}).get("why", [])
+    return [why] if isinstance(why, str) else [str(w) for w in why]  # a revision records one reason
 
 
 def triage_rows(items: list[Item], studies: list[Study]) -> list[TriageRow]:

@@ -16,5 +16,6 @@ api_urlpatterns = [
     path("inspection/items/<int:pk>/accept/", api.AcceptAPI.as_view(), name="inspection_accept"),
     path("inspection/items/<int:pk>/adjudicate/", api.AdjudicateAPI.as_view(), name="inspection_adjudicate"),
     path("inspection/items/<int:pk>/return/", api.ReturnAPI.as_view(), name="inspection_return"),
+    path("inspection/items/<int:pk>/reject-set/", api.RejectSetAPI.as_view(), name="inspection_reject_set"),
     path("items/<int:pk>/history/", api.ItemHistoryAPI.as_view(), name="item_history"),
 ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -20,11 +20,13 @@ from django.views.decorators.http import require_http_methods
 from accounts.roles import is_inspector
 from annotation import access
 from annotation.inspection import triage
-from annotation.inspection.screen import inspection_action, inspection_page_context
+from annotation.inspection.screen import inspection_decide, inspection_page_context
 from annotation.inspection.selectors import InspectorQueue, inspector_queue
+from annotation.inspection.summary import DecisionSummary, decision_summary, summary_context
 from annotation.models import Item, ReviewEvent, seal_audit_chain
 from annotation.outcomes.selectors import field_outcomes
 from annotation.rating.text_display import text_view_for
+from medreview.errors import error_messages
 
 
 def _queue_rows(request: HttpRequest) -> tuple[InspectorQueue, list[triage.TriageRow]]:
@@ -36,7 +38,7 @@ def _queue_rows(request: HttpRequest) -> tuple[InspectorQueue, list[triage.Triag
 @require_http_methods(["GET"])
 def inspector_dashboard(request: HttpRequest) -> HttpResponse:
     if not is_inspector(request.user):
-        raise PermissionDenied("Only inspectors inspect items.")
+        raise PermissionDenied(_("Only inspectors inspect items."))
     queue, rows = _queue_rows(request)
     filters = triage.TriageFilters.from_query(request.GET)
     shown = triage.filter_rows(rows, filters, queue.studies)
@@ -56,9 +58,10 @@ def inspector_dashboard(request: HttpRequest) -> HttpResponse:
 
 
 def _posted(request: HttpRequest) -> dict[str, Any]:
-    """What the inspector typed, to show again when the action fails."""
+    """What the inspector typed, to show again when the action fails or they go back to change it."""
     return {
         "reason": request.POST.get("reason", ""),
+        "set_reason": request.POST.get("set_reason", ""),
         "comment": request.POST.get("comment", "") if request.POST.get("action") != "return" else "",
         "return_comment": request.POST.get("comment", "") if request.POST.get("action") == "return" else "",
         "assignment": request.POST.get("assignment", ""),
@@ -70,19 +73,41 @@ def _posted(request: HttpRequest) -> dict[str, Any]:
 
 @require_http_methods(["GET", "POST"])
 def inspect(request: HttpRequest, pk: int) -> HttpResponse:
+    """GET: the item. POST: an action answers with the summary of what it would store (nothing is
+    stored); `step=confirm` with that summary's digest stores it; `step=edit` goes back to the page."""
     item = access.access_item_for_inspection(request.user, pk)
-    if request.method == "POST":
-        errors = inspection_action(request, item)
-        if not errors:
-            return _after_action(request, item)
+    if request.method == "GET":
+        return render(request, "inspection/inspection.html", _context(request, item, [], {}))
+    step = request.POST.get("step", "")
+    if step == "edit":
+        return render(request, "inspection/inspection.html", _context(request, item, [], _posted(request)))
+    try:
+        summary = decision_summary(item=item, inspector=request.user, data=request.POST)
+    except ValidationError as exc:
+        return render(request, "inspection/inspection.html",
+                      _context(request, item, error_messages(exc), _posted(request)), status=400)
+    if step != "confirm":
+        return render(request, "inspection/confirm.html", _confirm_context(request, item, summary))
+    if request.POST.get("summary", "") != summary.digest:
+        # What would be stored now is not what the inspector confirmed: show it again, store nothing.
+        return render(request, "inspection/confirm.html", _confirm_context(request, item, summary, changed=True),
+                      status=409)
+    errors = inspection_decide(request, item, summary)
+    if errors:
         return render(request, "inspection/inspection.html", _context(request, item, errors, _posted(request)),
                       status=400)
-    return render(request, "inspection/inspection.html", _context(request, item, [], {}))
+    return _after_action(request, item)
 
 
 def _context(request: HttpRequest, item: Item, errors: list[str], posted: dict[str, Any]) -> dict[str, Any]:
     # The inspector reads the item's text as a rater would (bilingual display, issue 12).
-    return {"text_view": text_view_for(item, request.user), **inspection_page_context(item, errors), "posted": posted}
+    return {"text_view": text_view_for(item, request.user), "posted": posted,
+            **inspection_page_context(item, errors, request.user)}
+
+
+def _confirm_context(request: HttpRequest, item: Item, summary: DecisionSummary, *,
+                     changed: bool = False) -> dict[str, Any]:
+    return {"item": item, "study": item.study, "changed": changed, **summary_context(summary)}
 
 
 def _after_action(request: HttpRequest, item: Item) -> HttpResponse:

@@ -15,6 +15,9 @@ class Inspection(models.Model):
         ACCEPT = "accept", "Accept"
         ADJUDICATE = "adjudicate", "Set final label"
         RETURN = "return", "Return to annotator"
+        # LiveClin: the whole question set rejected (wrong scenario, duplicate case), with a reason,
+        # beside its per-field final labels.
+        REJECT_SET = "reject_set", "Reject the question set"
 
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="inspections")
     inspector = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")

@@ -67,6 +67,8 @@ class ReviewEvent(models.Model):
         EDITED = "edited", "Edited after submission"
         RELEASED = "released", "Released by the rater"
         ADMITTED = "admitted", "Admitted after calibration"
+        SET_REJECTED = "set_rejected", "Question set rejected by the inspector"
+        JUDGE_RUN_PINNED = "judge_run_pinned", "Judge run pinned for the study's quality check"
 
     # PROTECT: deleting a study, item or assignment must not take its audit trail with it.
     study = models.ForeignKey("Study", on_delete=models.PROTECT, related_name="events")

@@ -21,6 +21,7 @@ from medreview.text.tabular import spreadsheet_safe
 LABEL_COLUMNS = (
     "study", "item", "item_key", "item_status", "dataset", "case", "revision", "release", "task", "field",
     "position", "kind", "round", "rater", "label", "rule", "source", "reason", "comment", "seconds", "created_at",
+    "model_a", "model_b", "order_shown", "preferred_model",
 )
 EFFORT_COLUMNS = ("rater", "items", "rounds", "seconds", "hours", "items_per_hour", "hourly_rate", "cost")
 FORMATS = {
@@ -30,21 +31,31 @@ FORMATS = {
 }
 
 
+def _preferred(o: FieldOutcome, label: str | None) -> str:
+    """Pairs: the model a canonical label names ("" for a tie or another task)."""
+    return {"A": o.model_a, "B": o.model_b}.get(label or "", "") if o.model_a else ""
+
+
 def label_rows(outcomes: Iterable[FieldOutcome]) -> Iterator[dict[str, Any]]:
-    """The long-format rows: for each field its final decision, then its ratings by round."""
+    """The long-format rows: for each field its final decision, then its ratings by round.
+
+    Pairwise labels are canonical (A = `model_a`); each rating row names the order its rater was
+    shown (`order_shown`: ab = model_a first) and the model the label prefers."""
     for o in outcomes:
         common = {
             "study": o.study_id, "item": o.item_id, "item_key": o.item_key, "item_status": o.item_status,
             "dataset": o.dataset, "case": o.case, "revision": o.revision_id, "release": o.release_id,
-            "task": o.task, "field": o.field_key, "position": o.position,
+            "task": o.task, "field": o.field_key, "position": o.position, "model_a": o.model_a, "model_b": o.model_b,
         }
         yield {**common, "kind": "final", "round": None, "rater": o.decided_by, "label": o.decision.label or "",
                "rule": o.decision.rule, "source": o.decision.source, "reason": o.reason, "comment": "",
-               "seconds": None, "created_at": None}
+               "seconds": None, "created_at": None, "order_shown": "",
+               "preferred_model": _preferred(o, o.decision.label)}
         for r in o.ratings:
             yield {**common, "kind": "rating", "round": r.round, "rater": r.rater, "label": r.label, "rule": "",
                    "source": "", "reason": "", "comment": r.comment, "seconds": r.seconds,
-                   "created_at": r.created_at.isoformat() if r.created_at else None}
+                   "created_at": r.created_at.isoformat() if r.created_at else None,
+                   "order_shown": r.pair_order if o.model_a else "", "preferred_model": _preferred(o, r.label)}
 
 
 def labels_jsonl(rows: Iterable[dict[str, Any]]) -> Iterator[str]:

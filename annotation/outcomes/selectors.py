@@ -31,6 +31,7 @@ class RatingRow:
     comment: str
     seconds: int
     created_at: datetime | None
+    pair_order: str = ""  # pairs: ab / ba, the order this rater was shown
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,8 @@ class FieldOutcome:
     reason: str
     decided_by: str  # pseudonym of the inspector, "" otherwise
     ratings: tuple[RatingRow, ...]
+    model_a: str = ""  # pairs: the canonical A (item.response) and B (item.response_b) models
+    model_b: str = ""
 
     @property
     def first_round(self) -> tuple[str, ...]:
@@ -110,11 +113,11 @@ def _ratings(study_ids: list[int], item_ids: Iterable[int] | None) -> dict[tuple
         .order_by("assignment__item_id", "task_id", "field_key", "round", "assignment__rater__profile__pseudonym", "pk")
         .values_list("assignment__item_id", "task_id", "field_key", "assignment__rater_id",
                      "assignment__rater__profile__pseudonym", "assignment__rater__username", "round", "label",
-                     "comment", "seconds_spent", "created_at")
+                     "comment", "seconds_spent", "created_at", "assignment__pair_order")
     )
-    for item_id, task_id, key, rater_id, pseudonym, username, rnd, label, comment, seconds, created in rows:
+    for item_id, task_id, key, rater_id, pseudonym, username, rnd, label, comment, seconds, created, order in rows:
         ratings[(item_id, task_id, key)].append(
-            RatingRow(_pseudonym(rater_id, pseudonym), username, rnd, label, comment, seconds, created))
+            RatingRow(_pseudonym(rater_id, pseudonym), username, rnd, label, comment, seconds, created, order))
     return ratings
 
 
@@ -145,7 +148,8 @@ def field_outcomes(studies: Iterable[Study], *, item_ids: Iterable[int] | None =
     items = list(
         item_rows.order_by("study_id", "pk").values(
             "pk", "study_id", "key", "kind", "status", "revision_id", "question_set_id",
-            "revision__case__external_id", "revision__case__dataset__name", "revision__release_id")
+            "revision__case__external_id", "revision__case__dataset__name", "revision__release_id",
+            "response__model_name", "response_b__model_name")
     )
     targets = {t.target for ts in tasks_by_study.values() for t in ts}
     criteria, mcqs = _positions(items, targets)
@@ -166,6 +170,8 @@ def field_outcomes(studies: Iterable[Study], *, item_ids: Iterable[int] | None =
                 revision_id=item["revision_id"], release_id=item["revision__release_id"], task=f.task.slug,
                 target=f.task.target, field_key=f.key, position=f.position, decision=decision, reason=reason,
                 decided_by=decided_by, ratings=rated,
+                model_a=item["response__model_name"] or "" if item["kind"] == "pair" else "",
+                model_b=item["response_b__model_name"] or "" if item["kind"] == "pair" else "",
             ))
     return outcomes
 

@@ -125,10 +125,13 @@ def rating_context(
         values = dict(assignment.draft or {}) if editable and not editing else own_latest_labels(assignment)
         if editing:
             values.update(assignment.draft or {})  # an edit in progress, kept across reloads
-    # A protocol's phase on screen (LiveClin: one of the two screens of a question-set review).
-    phase, fields = shown_fields(
-        item, all_fields, {**(assignment.draft or {}), **values}, phase, strict=request.method == "GET"
-    )
+    # A protocol's phase on screen (LiveClin: one of the two screens of a question-set review). A
+    # returned item opens on the phase of the first field the inspector marked (issue 20).
+    strict = request.method == "GET"
+    if not phase and assignment.state == Assignment.State.RETURNED:
+        phase = protocol_for(item).marked_phase(all_fields, _return_fields(assignment))
+        strict = False
+    phase, fields = shown_fields(item, all_fields, {**(assignment.draft or {}), **values}, phase, strict=strict)
     queue = rater_queue(rater=request.user, study=study)
     return_comment = ""
     if assignment.state == Assignment.State.RETURNED:

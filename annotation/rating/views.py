@@ -53,7 +53,7 @@ from medreview.errors import ConflictError, error_messages
 @require_http_methods(["GET"])
 def physician_dashboard(request: HttpRequest) -> HttpResponse:
     if not is_rater(request.user):
-        raise PermissionDenied("Only physicians rate items.")
+        raise PermissionDenied(_("Only physicians rate items."))
     queue = rater_queue(rater=request.user)
     return render(
         request,
@@ -200,7 +200,7 @@ def submit_and_next(request: HttpRequest, pk: int) -> HttpResponse:
 def after_submit_setting(request: HttpRequest) -> HttpResponse:
     """Set what follows a submit: the `next` item or back to the `queue` (a cookie, for a year)."""
     if not is_rater(request.user):
-        raise PermissionDenied("Only physicians rate items.")
+        raise PermissionDenied(_("Only physicians rate items."))
     value = "queue" if request.POST.get("after_submit") == "queue" else "next"
     back = request.POST.get("back", "")
     safe = url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}, require_https=request.is_secure())

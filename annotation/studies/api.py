@@ -11,6 +11,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db.models import Count
+from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.authentication import SessionAuthentication
@@ -25,6 +26,7 @@ from accounts.roles import user_role
 from annotation import access
 from annotation.access import access_study_for_management
 from annotation.models import Study, StudyMember
+from annotation.protocols import study_fields
 from annotation.studies.outside_labels import physician_labels_import
 from annotation.studies.selectors import study_progress
 from annotation.studies.serializers import (
@@ -33,12 +35,18 @@ from annotation.studies.serializers import (
     StudyCreateInputSerializer,
     StudySerializer,
 )
-from annotation.studies.services import ItemSelection, study_add_members, study_create, study_start
+from annotation.studies.services import (
+    ItemSelection,
+    check_inspector_ranks,
+    study_add_members,
+    study_create,
+    study_start,
+)
 from medreview.authentication import ProfileTokenAuthentication
 from medreview.drf import TokenFirstAPIView
 
 
-def _study(study: Study, roles: list[str]) -> dict[str, Any]:
+def _study(study: Study, roles: list[str], extra: dict[str, Any] | None = None) -> dict[str, Any]:
     return {
         "id": study.pk, "name": study.name, "status": study.status,
         "tasks": [t.slug for t in study.tasks.all()], "raters_per_item": study.raters_per_item,
@@ -46,6 +54,9 @@ def _study(study: Study, roles: list[str]) -> dict[str, Any]:
         "inspect_share": study.inspect_share, "deadline": study.deadline, "guidelines": study.guidelines,
         "items": study.item_count if hasattr(study, "item_count") else study.items.count(),
         "my_roles": roles,
+        # What decides what raters and inspectors see and who may inspect (issue 20).
+        "show_prescreen": study.show_prescreen, "min_inspector_rank": study.min_inspector_rank,
+        "judge_run": None, **(extra or {}),
     }
 
 
@@ -61,12 +72,14 @@ class StudyListAPI(TokenFirstAPIView):
             "study_id", "role"
         ):
             roles.setdefault(study_id, []).append(role)
-        return Response(StudySerializer([_study(s, roles.get(s.pk, [])) for s in studies], many=True).data)
+        extras = study_fields(studies)
+        return Response(StudySerializer([_study(s, roles.get(s.pk, []), extras.get(s.pk)) for s in studies],
+                                        many=True).data)
 
     @extend_schema(request=StudyCreateInputSerializer, responses={201: StudySerializer},
                    summary="Create a study (admin)")
     def post(self, request: Request) -> Response:
-        access.check_can_manage_studies(request.user, "Only admins create studies.")
+        access.check_can_manage_studies(request.user, gettext("Only admins create studies."))
         data = StudyCreateInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         v = dict(data.validated_data)
@@ -78,6 +91,7 @@ class StudyListAPI(TokenFirstAPIView):
         )
         if missing:
             raise ValidationError({"raters": [f"raters/inspectors: unknown usernames {missing}"]})
+        check_inspector_ranks(inspectors, v["min_inspector_rank"])  # before anything is created
         selection = ItemSelection(
             kind=v["kind"], dataset=v["dataset"], release_label=v["release_label"], model_names=v["model_names"],
             specialties=v["specialties"], themes=v["themes"], difficulty=v["difficulty"], register=v["register"],
@@ -98,7 +112,8 @@ class StudyListAPI(TokenFirstAPIView):
                                        actor=request.user)
         if v["start"]:
             study_start(study=study, actor=request.user)
-        return Response(StudySerializer(_study(study, [])).data, status=status.HTTP_201_CREATED)
+        return Response(StudySerializer(_study(study, [], study_fields([study]).get(study.pk))).data,
+                        status=status.HTTP_201_CREATED)
 
 
 class ProgressAPI(TokenFirstAPIView):

@@ -41,6 +41,14 @@ class ProgressSerializer(serializers.Serializer):
     stuck_items = serializers.ListField(child=serializers.IntegerField())
 
 
+class JudgeRunSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    grader_model = serializers.CharField()
+    created_at = serializers.CharField()
+    pinned_at = serializers.DateTimeField()
+
+
 class StudySerializer(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
@@ -54,6 +62,11 @@ class StudySerializer(serializers.Serializer):
     guidelines = serializers.CharField(allow_blank=True)
     items = serializers.IntegerField()
     my_roles = serializers.ListField(child=serializers.ChoiceField(choices=StudyMember.Role.choices))
+    show_prescreen = serializers.BooleanField(help_text="LiveClin: raters see the Judge's verdicts beside each question")
+    min_inspector_rank = serializers.CharField(
+        allow_blank=True, help_text="Lowest rank allowed to inspect (attending < associate_chief < chief; empty: any)")
+    judge_run = JudgeRunSerializer(allow_null=True, help_text="LiveClin: the Judge run the quality check uses, "
+                                                              "pinned when the study started")
 
 
 class StudyCreateInputSerializer(serializers.Serializer):

@@ -18,12 +18,14 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from accounts.models import Role
-from accounts.roles import RANK_ORDER, user_role
+from accounts.roles import RANK_ORDER, rank_at_least, rank_name, user_role
 from annotation.access import check_can_manage_studies
 from annotation.models import Item, ItemKind, Study, StudyMember, TaskTarget, TaskType
 from annotation.models.translated import TextDisplay
+from annotation.protocols import protocol_for_study
 from annotation.studies.selection import PASSED_PRESCREEN, VALIDATED, apply_selection_filter
 from cases.models import CaseRevision, ModelResponse, QuestionSet
 
@@ -290,8 +292,24 @@ def study_add_items(*, study: Study, selection: ItemSelection, actor: User) -> i
     return count
 
 
+def check_inspector_ranks(users: Iterable[User], min_rank: str) -> None:
+    """LiveClin Sec. 3.4: refuse, naming them, inspectors below the study's minimum rank (admins are
+    not held to a rank), so nobody is listed as an inspector whose every decision would be refused."""
+    below = [
+        gettext("%(user)s (%(rank)s)") % {"user": u.get_username(),
+                                          "rank": rank_name(getattr(getattr(u, "profile", None), "rank", ""))
+                                          or gettext("no rank recorded")}
+        for u in users if user_role(u) != Role.ADMIN and not rank_at_least(u, min_rank)
+    ]
+    if below:
+        raise ValidationError({"users": gettext(
+            "users: %(people)s cannot inspect this study: it is inspected by %(rank)s physicians or more senior."
+        ) % {"people": ", ".join(below), "rank": rank_name(min_rank)}})
+
+
 def study_add_members(*, study: Study, users: Iterable[User], role: str, actor: User) -> int:
-    """Add raters or inspectors; returns how many memberships are new."""
+    """Add raters or inspectors; returns how many memberships are new. Inspectors must hold the
+    study's minimum rank (`check_inspector_ranks`)."""
     check_can_manage_studies(actor)
     users = list(users)
     if role == StudyMember.Role.RATER:
@@ -302,6 +320,7 @@ def study_add_members(*, study: Study, users: Iterable[User], role: str, actor: 
         bad = [u.get_username() for u in users if user_role(u) not in (Role.INSPECTOR, Role.ADMIN)]
         if bad:
             raise ValidationError({"users": f"users: only inspectors can inspect: {bad}."})
+        check_inspector_ranks(users, study.min_inspector_rank)
     else:
         raise ValidationError({"role": f"role: unknown study role {role!r}."})
     # One transaction so a partial membership list never exists; unique constraint absorbs repeats.
@@ -316,9 +335,11 @@ def study_add_members(*, study: Study, users: Iterable[User], role: str, actor: 
 def study_start(*, study: Study, actor: User) -> Study:
     check_can_manage_studies(actor)
     # Compare-and-swap on the status: starting twice, or a closed study, is an error, not a no-op.
+    # The protocol's start step (LiveClin pins the Judge run its quality check will use) is part of it.
     with transaction.atomic():
         if not Study.objects.filter(pk=study.pk, status=Study.Status.DRAFT).update(status=Study.Status.RUNNING):
             raise ValidationError({"status": "status: only a draft study can be started."})
+        protocol_for_study(study).study_started(study, actor)
     study.refresh_from_db(fields=["status"])
     return study
 

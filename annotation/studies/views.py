@@ -16,6 +16,7 @@ from accounts.roles import is_admin, is_inspector
 from annotation import access
 from annotation.models import Item, Study, StudyMember
 from annotation.outcomes.selectors import study_effort
+from annotation.protocols import protocol_for_study
 from annotation.studies import services
 from annotation.studies.forms import AddItemsForm, AddMembersForm, StudyCreateForm, split_list
 from annotation.studies.selectors import STUCK_AFTER_DAYS, STUCK_AFTER_ROUNDS, study_progress
@@ -37,7 +38,7 @@ def _admin_studies() -> QuerySet[Study]:
 @require_http_methods(["GET", "POST"])
 def admin_dashboard(request: HttpRequest) -> HttpResponse:
     if not is_admin(request.user):
-        raise PermissionDenied("Only admins run studies.")
+        raise PermissionDenied(_("Only admins run studies."))
     form = StudyCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -57,6 +58,8 @@ def admin_dashboard(request: HttpRequest) -> HttpResponse:
 
 def _create_study(request: HttpRequest, form: StudyCreateForm) -> Study:
     data = form.cleaned_data
+    # Refused before anything is created: no half-made study without its inspectors.
+    services.check_inspector_ranks(list(data["inspectors"] or []), data["min_inspector_rank"] or "")
     study = services.study_create(
         name=data["name"],
         created_by=request.user,
@@ -112,6 +115,8 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "items_form": AddItemsForm(prefix="items") if admin else None,
             # Effort and cost (docs/curation.md): time per rater, by pseudonym like the export.
             "effort": study_effort(study).as_dict(),
+            # What the study's item protocol adds (LiveClin: the pinned Judge run, later runs offered).
+            **protocol_for_study(study).study_context(study),
         },
     )
 

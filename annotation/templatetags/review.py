@@ -4,6 +4,7 @@ from typing import Any
 
 from django import template
 
+from accounts.roles import rank_name
 from medreview.text.safe_html import http_url, markdown_to_safe_html
 
 register = template.Library()
@@ -80,3 +81,9 @@ def percent_of(part: Any, whole: Any) -> int:
 def lookup(mapping: Any, key: Any) -> Any:
     """`mapping[key]` or None: per-field extras kept in a dict by field id (e.g. the Judge's pre-screen)."""
     return mapping.get(key) if isinstance(mapping, dict) else None
+
+
+@register.filter(name="rank_name")
+def rank_name_filter(rank: Any) -> str:
+    """A rank code as people read it, in the interface language ("associate_chief" -> "Associate Chief")."""
+    return rank_name(str(rank or ""))

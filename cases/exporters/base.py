@@ -52,6 +52,10 @@ class CaseReview:
     criteria: Mapping[int, FieldOutcome] = field(default_factory=dict)
     mcqs: Mapping[int, Mapping[str, FieldOutcome]] = field(default_factory=dict)
     history: tuple[str, ...] = ()
+    # How the labels came about: the review events of the case's items (returns, revisions, the
+    # decision and its reason), oldest first, actors by pseudonym.
+    events: tuple[Mapping[str, Any], ...] = ()
+    set_rejection: str = ""  # LiveClin: an inspector rejected the whole question set, with this reason
 
     def outcomes(self) -> list[tuple[str, FieldOutcome]]:
         """(field name, outcome) for every reviewed field, in a fixed order."""
@@ -112,6 +116,7 @@ REASONS = {
     "narrative-rated-0": "the narrative and query were rated 0 (Poor)",
     "advice-rated-0": "the reference advice was rated 0 (Poor)",
     "question-set-rejected": "an MCQ check of the set ended 'no'",
+    "question-set-rejected-by-inspector": "an inspector rejected the whole set (the reason is in its review block)",
     "question-set-unresolved": "an MCQ check of the set is unresolved",
     "question-set-not-reviewed": "not every MCQ of the set has a final label",
 }

@@ -46,7 +46,9 @@ def summary(decision: CaseDecision, curation: str) -> dict[str, Any]:
         for n in sorted(review.mcqs)
     ]
     return {"curation": curation, "status": decision.status, "mcqs": mcqs,
-            "history": list(review.history) if review else []}
+            "history": list(review.history) if review else [],
+            "events": [dict(e) for e in review.events] if review else [],
+            "set_rejection": review.set_rejection or None if review else None}
 
 
 def record(decision: CaseDecision, rules: CurationRules, curation: str) -> dict[str, Any]:

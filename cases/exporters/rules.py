@@ -62,6 +62,8 @@ def question_set_status(mcq_count: int, review: CaseReview | None, rules: Curati
     """validated | rejected | unresolved | not reviewed (a failing check outranks a missing one)."""
     if review is None:
         return "not reviewed"
+    if review.set_rejection:
+        return "rejected"
     outcomes = [o for checks in review.mcqs.values() for o in checks.values()]
     if any(o.resolved and o.label not in rules.pass_labels for o in outcomes):
         return "rejected"
@@ -79,6 +81,8 @@ def decide_question_set(case: ParsedCase, review: CaseReview | None, rules: Cura
     if status == "validated":
         return CaseDecision(case=case, review=review, status=status)
     code = "question-set-" + status.replace(" ", "-")
+    if review is not None and review.set_rejection:
+        code = "question-set-rejected-by-inspector"
     history = review.history if review is not None else ()
     note = Note(case.external_id, "question set", "dropped", code, history)
     return CaseDecision(case=case, review=review, keep=False, status=status, notes=(note,))

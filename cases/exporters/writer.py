@@ -72,6 +72,7 @@ def review_block(decision: CaseDecision, curation: str) -> dict[str, Any]:
         "criteria": [{"position": n, **outcome_dict(review.criteria[n])} for n in sorted(review.criteria)],
         "flags": list(decision.flags),
         "history": list(review.history),
+        "events": [dict(e) for e in review.events],
     }
 
 

@@ -145,15 +145,3 @@ def passed_prescreen_revisions(revision_ids: set[int]) -> set[int]:
         if revision_id not in latest or (run_id, pk) > latest[revision_id][:2]:
             latest[revision_id] = (run_id, pk, verdict)
     return {rid for rid, (_, _, verdict) in latest.items() if verdict == Verdict.MET}
-
-
-def latest_prescreen(question_set_id: int) -> dict[int, dict[str, Any]]:
-    """{MCQ id: check block} of the newest Judge answer on this set that holds verdicts (a failed call
-    holds none): what a study showing the pre-screen puts beside each question."""
-    judgement = (
-        QuestionSetJudgement.objects.filter(question_set_id=question_set_id).exclude(verdict=Verdict.FAILED)
-        .order_by("-run_id", "-pk").only("checks").first()
-    )
-    if judgement is None:
-        return {}
-    return {int(block["mcq"]): block for block in judgement.checks or []}

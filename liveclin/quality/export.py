@@ -30,6 +30,7 @@ class ValidatedExport:
     data: bytes
     sets: int  # question sets written
     sha256: str
+    manifest: dict[str, Any]  # what the file was made from: the Judge run, the studies' options, the rule
 
 
 def _case_review(review: SetReview) -> CaseReview:
@@ -44,7 +45,7 @@ def _case_review(review: SetReview) -> CaseReview:
         }
         for m in review.mcqs
     }
-    return CaseReview(mcqs=mcqs)
+    return CaseReview(mcqs=mcqs, events=tuple(review.events), set_rejection=review.set_rejection)
 
 
 def quality_summary(review: SetReview, result: Outcome) -> dict[str, Any]:
@@ -52,6 +53,7 @@ def quality_summary(review: SetReview, result: Outcome) -> dict[str, Any]:
         "outcome": result.status,
         "reasons": list(result.reasons),
         "prescreen": {None: "not screened", True: "passed", False: "flagged"}[review.passed_prescreen],
+        "set_rejection": review.set_rejection or None,
         "mcqs": [
             {
                 "position": m.position,
@@ -84,4 +86,23 @@ def validated_export(review: ReleaseReview, *, name: str = "") -> ValidatedExpor
     name = name or f"{review.release.label}-validated"
     records = validated_records(review, release_cases(review.release), name)
     data = WRITER.serialize(records)
-    return ValidatedExport(file_name=WRITER.file_name(name), data=data, sets=len(records), sha256=sha256_hex(data))
+    file_name, digest = WRITER.file_name(name), sha256_hex(data)
+    return ValidatedExport(file_name=file_name, data=data, sets=len(records), sha256=digest,
+                           manifest=validated_manifest(review, file_name, digest, len(records)))
+
+
+def validated_manifest(review: ReleaseReview, file_name: str, digest: str, sets: int) -> dict[str, Any]:
+    """The validated file's manifest: its checksum, the release, the Judge run whose flags were weighed
+    (and why that one), each reviewing study's `show_prescreen`, `min_inspector_rank` and pinned run."""
+    release = review.release
+    report_run = review.report_run
+    return {
+        "file": file_name, "sha256": digest, "sets": sets,
+        "release": {"id": release.pk, "dataset": release.dataset.name, "label": release.label,
+                    "sha256": release.sha256},
+        "judge_run": report_run.run_dict() if report_run is not None else None,
+        "studies": list(report_run.studies) if report_run is not None else [],
+        "rule": "principle of conservatism (LiveClin Sec. 3.4): a set is kept only when every MCQ check has a "
+                "physician final label 'yes', every Judge flag was resolved by an inspector and no inspector "
+                "rejected the set",
+    }

@@ -1,8 +1,9 @@
 """The database reads of the quality check: a release's question sets as `rules.SetReview`s.
 
 Fixed number of queries whatever the size of the release: the sets and their MCQs, the Judge's
-verdicts (the latest question-set judge run over them, or the run asked for), the review items
-holding the sets in any study, their final labels and their first-round ratings.
+verdicts (the run the studies reviewing the release pinned, or the run asked for, or the latest
+when no study pins one: `liveclin.judge_runs.release_judge_run`), the review items holding the sets
+in any study, their final labels, first-round ratings, set rejections and review events.
 
 Which physician task is which check: an MCQ task that shows the privileged source is factual
 validation, one that does not is logical solvability (`liveclin.phases`).
@@ -15,8 +16,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from annotation.models import Assignment, FinalLabel, Item, ItemKind, Rating, TaskTarget
+from annotation.outcomes.histories import review_histories, set_rejections
 from cases.models import MCQ, QuestionSet, Release
-from graders.models import GraderKind, GraderRun, QuestionSetJudgement, Verdict
+from graders.models import GraderRun, QuestionSetJudgement, Verdict
+from liveclin.judge_runs import ReportRun, release_judge_run
 from liveclin.quality.rules import FACTUAL, SOLVABILITY, VALIDATED, FinalCheck, McqReview, SetReview, outcome
 
 # A set reviewed in several studies: the least advanced status speaks for it.
@@ -30,6 +33,7 @@ class ReleaseReview:
     release: Release
     run: GraderRun | None
     sets: list[SetReview]
+    report_run: ReportRun | None = None  # why `run`, the later runs, the reviewing studies' options
     mcq_ids: dict[int, list[int]] = field(default_factory=dict)  # question set id -> MCQ ids in order
     revision_ids: dict[int, int] = field(default_factory=dict)  # question set id -> revision id
     judgement_errors: dict[int, str] = field(default_factory=dict)  # question set id -> invalid output why
@@ -37,14 +41,6 @@ class ReleaseReview:
 
 def _check_of(privileged: bool) -> str:
     return FACTUAL if privileged else SOLVABILITY
-
-
-def judge_run_for(set_ids: list[int], run_id: int | None = None) -> GraderRun | None:
-    """The question-set judge run that screened these sets: the one asked for, else the latest."""
-    runs = GraderRun.objects.filter(kind=GraderKind.QUESTION_SET_JUDGE, question_set_judgements__question_set_id__in=set_ids)
-    if run_id is not None:
-        runs = runs.filter(pk=run_id)
-    return runs.order_by("-created_at", "-pk").first()
 
 
 def _judge(run: GraderRun | None, set_ids: list[int]) -> tuple[dict[int, dict[int, dict[str, Any]]], set[int], dict[int, str]]:
@@ -119,6 +115,14 @@ def _mcq_review(position: int, mcq_id: int, judge: dict[str, Any] | None, finals
     )
 
 
+def _per_set(by_item: dict[int, Any], item_set: dict[int, int]) -> dict[int, list[Any]]:
+    out: dict[int, list[Any]] = defaultdict(list)
+    for item_id in sorted(by_item):
+        value = by_item[item_id]
+        out[item_set[item_id]].extend(value if isinstance(value, list) else [value])
+    return out
+
+
 def set_reviews(
     sets: list[tuple[int, int, str]], run: GraderRun | None
 ) -> tuple[list[SetReview], dict[int, list[int]], dict[int, str]]:
@@ -133,10 +137,13 @@ def set_reviews(
     status, item_set = _items(set_ids)
     finals = _finals(item_set)
     first = _first_round(item_set)
+    rejections = _per_set(set_rejections(item_set), item_set)
+    events = _per_set(review_histories(item_set), item_set)
     reviews = [
         SetReview(
             key=external_id, question_set_id=set_id, screened=set_id in screened,
-            review_status=status.get(set_id, ""),
+            review_status=status.get(set_id, ""), set_rejection="; ".join(rejections.get(set_id, [])),
+            events=tuple(sorted(events.get(set_id, []), key=lambda e: e["at"])),
             mcqs=[
                 _mcq_review(n, mcq_id, judge[set_id].get(mcq_id) if set_id in screened else None, finals, first)
                 for n, mcq_id in enumerate(mcqs[set_id], start=1)
@@ -153,10 +160,10 @@ def release_review(release: Release, *, run_id: int | None = None) -> ReleaseRev
         QuestionSet.objects.filter(revision__release=release).order_by("revision_id")
         .values_list("pk", "revision_id", "revision__case__external_id")
     )
-    run = judge_run_for([pk for pk, _, _ in sets], run_id)
-    reviews, mcqs, errors = set_reviews(sets, run)
+    report_run = release_judge_run([pk for pk, _, _ in sets], run_id)
+    reviews, mcqs, errors = set_reviews(sets, report_run.run)
     return ReleaseReview(
-        release=release, run=run, sets=reviews, mcq_ids=mcqs,
+        release=release, run=report_run.run, sets=reviews, report_run=report_run, mcq_ids=mcqs,
         revision_ids={pk: rid for pk, rid, _ in sets}, judgement_errors=errors,
     )
 
@@ -167,6 +174,5 @@ def validated_revisions(revision_ids: set[int]) -> set[int]:
         QuestionSet.objects.filter(revision_id__in=revision_ids).order_by("revision_id")
         .values_list("pk", "revision_id", "revision__case__external_id")
     )
-    run = judge_run_for([pk for pk, _, _ in sets])
-    reviews, _, _ = set_reviews(sets, run)
+    reviews, _, _ = set_reviews(sets, release_judge_run([pk for pk, _, _ in sets]).run)
     return {rid for (_, rid, _), r in zip(sets, reviews, strict=True) if outcome(r).status == VALIDATED}

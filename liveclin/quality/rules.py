@@ -6,7 +6,8 @@ Sec. 3.4 "principle of conservatism": any question with a potential flaw is reje
 "any question identified with a potential flaw by either the AI or the human experts is rigorously
 scrutinized and ultimately rejected if the issue cannot be resolved". So a set is
 
-- **rejected** when a physician final label of any MCQ check is "no" (the reason is that label's
+- **rejected** when an inspector rejected the whole set (wrong scenario, duplicate case: its reason),
+  or when a physician final label of any MCQ check is "no" (the reason is that label's
   reason), or when a check the Judge flagged (a "no" or an invalid verdict) was not resolved by an
   inspector (a final label "yes" set or accepted by a senior physician who saw the item: a flag
   cleared only by the raters' unreviewed consensus does not count), or when it failed the
@@ -68,6 +69,8 @@ class SetReview:
     mcqs: Sequence[McqReview]
     screened: bool = False
     review_status: str = ""
+    set_rejection: str = ""  # an inspector rejected the whole set (wrong scenario, duplicate case): why
+    events: Sequence[Mapping[str, Any]] = ()  # the review events of the set's items, oldest first
 
     @property
     def passed_prescreen(self) -> bool | None:
@@ -126,6 +129,8 @@ def _missing(review: SetReview) -> list[str]:
 
 def outcome(review: SetReview) -> Outcome:
     """The set's outcome under the principle of conservatism (module docstring)."""
+    if review.set_rejection:
+        return Outcome(REJECTED, (f"rejected as a whole by the inspector: {review.set_rejection}",))
     flaws = _physician_flaws(review)
     if flaws:
         return Outcome(REJECTED, tuple(flaws))

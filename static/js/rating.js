@@ -398,9 +398,11 @@
     if (!editable) forgetLocal();
 
     // After a failed submit the first field in error takes the keys (issue 11); the error list links
-    // move there too.
+    // move there too. A returned item opens on the first field the inspector marked (issue 20).
     var firstError = page.querySelector("fieldset.field.has-error");
-    focusField(firstError ? fields.indexOf(firstError) : firstUnanswered(), !!firstError);
+    var firstMarked = page.querySelector("fieldset.field.return-marked");
+    var start = firstError || firstMarked;
+    focusField(start ? fields.indexOf(start) : firstUnanswered(), !!start);
     page.querySelectorAll("[data-focus-field]").forEach(function (link) {
       link.addEventListener("click", function (event) {
         event.preventDefault();

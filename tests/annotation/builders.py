@@ -21,6 +21,26 @@ from tests.factories import make_case, make_release
 # --- studies -------------------------------------------------------------------------------------
 
 
+def restore_shipped_review_data() -> None:
+    """Re-create annotation's shipped scales and task types when a transactional test's flush removed
+    them (they come from data migrations, which a flush empties; the steps are idempotent)."""
+    from django.db.migrations.executor import MigrationExecutor
+    from django.db.migrations.operations.special import RunPython
+
+    from annotation.models import TaskType
+
+    if TaskType.objects.exists():
+        return
+    loader = MigrationExecutor(connection).loader
+    state_apps = loader.project_state().apps
+    for (app_label, _name), migration in sorted(loader.disk_migrations.items()):
+        if app_label != "annotation":
+            continue
+        for operation in migration.operations:
+            if isinstance(operation, RunPython):
+                operation.code(state_apps, None)
+
+
 def make_cases(n: int = 3, *, dataset: str = "LiveMedBench", language: str = "en") -> list:
     release = make_release(dataset_name=dataset)
     return [make_case(release=release, language=language) for _ in range(n)]
@@ -173,12 +193,23 @@ def count_queries(client, url: str) -> int:
     return len(ctx.captured_queries)
 
 
+def inspect_and_confirm(client, item: Item, data: dict[str, Any]):
+    """Post an inspection action as the page does: the summary first, then its confirmation."""
+    url = reverse("annotation:inspect", args=[item.pk])
+    preview = client.post(url, data)
+    summary = preview.context["summary"] if preview.context and "summary" in preview.context else None
+    if preview.status_code != 200 or summary is None:
+        return preview
+    return client.post(url, {**data, "step": "confirm", "summary": summary.digest})
+
+
 __all__ = [
     "api_client_for",
     "api_url",
     "claim_and_submit",
     "count_queries",
     "form_data",
+    "inspect_and_confirm",
     "item_of",
     "labels_for",
     "make_cases",
@@ -187,3 +218,4 @@ __all__ = [
     "review_study",
     "running_study",
 ]
+

@@ -41,22 +41,9 @@ def shipped_review_data(transactional_db) -> None:
     tables filled by data migrations; the shipped data is idempotent (update_or_create), so its
     RunPython steps are simply run again on an empty table.
     """
-    from django.db import connection
-    from django.db.migrations.executor import MigrationExecutor
-    from django.db.migrations.operations.special import RunPython
+    from tests.annotation.builders import restore_shipped_review_data
 
-    from annotation.models import TaskType
-
-    if TaskType.objects.exists():
-        return
-    loader = MigrationExecutor(connection).loader
-    state_apps = loader.project_state().apps
-    for (app_label, _name), migration in sorted(loader.disk_migrations.items()):
-        if app_label != "annotation":
-            continue
-        for operation in migration.operations:
-            if isinstance(operation, RunPython):
-                operation.code(state_apps, None)
+    restore_shipped_review_data()
 
 
 @pytest.fixture(scope="session")

@@ -19,6 +19,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 from playwright.sync_api import Page, sync_playwright
@@ -39,15 +40,20 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _serve_demo() -> tuple[subprocess.Popen, str, tempfile.TemporaryDirectory]:
-    tmp = tempfile.TemporaryDirectory(prefix="medreview-shots-")
-    env = {
+def demo_env(tmp: tempfile.TemporaryDirectory) -> dict[str, str]:
+    """The environment of the throwaway demo: its SQLite file and media in `tmp`."""
+    return {
         **os.environ,
         "DEBUG": "1",
         "DATABASE_URL": f"sqlite:///{tmp.name}/demo.sqlite3",
         "TASKS_BACKEND": "immediate",
         "MEDIA_ROOT": f"{tmp.name}/media",
     }
+
+
+def _serve_demo() -> tuple[subprocess.Popen, str, tempfile.TemporaryDirectory]:
+    tmp = tempfile.TemporaryDirectory(prefix="medreview-shots-")
+    env = demo_env(tmp)
     python = sys.executable
     subprocess.run([python, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True)
     subprocess.run([python, "manage.py", "load_demo"], cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
@@ -149,8 +155,11 @@ def _chinese_report(browser: object, base: str, out: Path, password: str) -> lis
     return [out / "report-zh.png", out / "report-zh-table.png"]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def run(take: Callable[[str, Path, str], list[Path]], doc: str,
+        prepare: Callable[[dict[str, str]], None] | None = None) -> None:
+    """The screenshot scripts' command line: serve the demo (or use --base-url), take, print the files.
+    `prepare(env)` runs against the throwaway demo database before the screenshots."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--base-url", help="a running medreview with the demo data (default: start one)")
     parser.add_argument("--password", default=DEMO_PASSWORD)
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
@@ -163,8 +172,12 @@ def main() -> None:
     base = args.base_url
     if base is None:
         server, base, tmp = _serve_demo()
+        if prepare is not None:
+            prepare(demo_env(tmp))
     try:
-        for path in take(base.rstrip("/"), args.out, args.password, only_chinese_report=args.only_chinese_report):
+        # --only-chinese-report is this module's own `take`'s (docs/i18n.md); other scripts never get it.
+        extra = {"only_chinese_report": True} if args.only_chinese_report else {}
+        for path in take(base.rstrip("/"), args.out, args.password, **extra):
             print(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
     finally:
         if server is not None:
@@ -172,6 +185,10 @@ def main() -> None:
             server.wait(timeout=10)
         if tmp is not None:
             tmp.cleanup()
+
+
+def main() -> None:
+    run(take, __doc__)
 
 
 if __name__ == "__main__":

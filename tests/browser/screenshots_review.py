@@ -9,7 +9,6 @@ Uses Debian's Chromium (/usr/bin/chromium) and the demo server of `screenshots.p
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -19,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-from tests.browser.screenshots import DEMO_PASSWORD, RATING_STUDY, _serve_demo, _sign_in  # noqa: E402
+from tests.browser.screenshots import RATING_STUDY, _sign_in, run  # noqa: E402
 
 DEVICES = {
     "desktop": {"viewport": {"width": 1440, "height": 900}},
@@ -72,26 +71,7 @@ def take(base: str, out: Path, password: str) -> list[Path]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--base-url", help="a running medreview with the demo data (default: start one)")
-    parser.add_argument("--password", default=DEMO_PASSWORD)
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
-    args = parser.parse_args()
-    if not CHROMIUM.exists():
-        raise SystemExit(f"needs Debian's Chromium at {CHROMIUM} (apt-get install chromium)")
-    server = tmp = None
-    base = args.base_url
-    if base is None:
-        server, base, tmp = _serve_demo()
-    try:
-        for path in take(base.rstrip("/"), args.out, args.password):
-            print(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
-    finally:
-        if server is not None:
-            server.terminate()
-            server.wait(timeout=10)
-        if tmp is not None:
-            tmp.cleanup()
+    run(take, __doc__)
 
 
 if __name__ == "__main__":

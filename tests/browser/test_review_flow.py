@@ -115,6 +115,8 @@ def test_it_returns_an_item_and_the_physician_revises_it(
     page.check(f"#return-form input[name=assignment][value='{mine.pk}']")
     page.fill("#id_return_comment", "Criterion 3 is a penalty: re-read it")
     page.click("#return-button")
+    expect(page.locator("#decision-summary")).to_contain_text("Criterion 3 is a penalty: re-read it")
+    page.click("#confirm-button")
     page.wait_for_url(re.compile(r"/review/inspection/$"))
     mine.refresh_from_db()
     assert mine.state == Assignment.State.RETURNED
@@ -153,6 +155,7 @@ def test_it_lets_the_inspector_adjudicate(live_server, new_page, study, physicia
         page.select_option(f"select[name='final:{field.id}']", field.categories[-1].value)
     page.fill("#id_reason", "Second rater matches the guideline")
     page.click("#adjudicate-button")
+    page.click("#confirm-button")
     page.wait_for_url(re.compile(r"/review/inspection/$"))
     expect(page.locator("body")).to_contain_text("Final labels set.")
 

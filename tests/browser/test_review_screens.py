@@ -131,11 +131,16 @@ def test_an_inspector_clears_three_disagreements_with_the_keyboard_alone(
     for n in range(3):
         page.wait_for_url(re.compile(r"/review/inspection/items/\d+/$"))
         expect(page.locator("details.item-details")).to_have_attribute("open", "")
-        page.keyboard.press("2")  # every field: the second rater's label
+        # The page opens on the field that differs (the narrative); 2 takes the second rater's label there.
+        expect(page.locator("tr.focused")).to_have_attribute("data-field-id", "narrative-quality|")
+        page.keyboard.press("2")
         page.keyboard.press("e")
         page.keyboard.type(f"Guideline section {n + 1}")
-        page.keyboard.press("Enter")
-        page.wait_for_load_state("domcontentloaded")
+        page.keyboard.press("Enter")  # the summary of what will be stored
+        expect(page.locator("#decision-summary")).to_contain_text(f"Guideline section {n + 1}")
+        page.wait_for_timeout(350)  # the summary ignores an Enter in its first 300 ms
+        with page.expect_navigation():
+            page.keyboard.press("Enter")
     page.wait_for_url(re.compile(r"/review/inspection/$"))
     for item in items:
         item.refresh_from_db()
@@ -161,6 +166,7 @@ def test_an_inspection_by_taps_on_a_phone(live_server, chromium, study, physicia
         page.locator("#id_reason").tap()
         page.keyboard.type("Partial history")
         page.locator("#adjudicate-button").tap()
+        page.locator("#confirm-button").tap()  # the summary, then its confirmation
         page.wait_for_url(re.compile(r"/review/inspection/$"))
         item.refresh_from_db()
         assert item.status == Item.Status.RESOLVED

@@ -138,7 +138,10 @@ def test_from_import_to_validated_export(admin, physician_a, physician_b, inspec
     assert keys == ["PMC-QC-1", "PMC-QC-2", "PMC-QC-3"]  # PMC-QC-4 failed the pre-screen
     study_add_members(study=study, users=[physician_a, physician_b], role=StudyMember.Role.RATER, actor=admin)
     junior = make_user("junior", role=Role.INSPECTOR, rank=Rank.ATTENDING)
-    study_add_members(study=study, users=[inspector, junior], role=StudyMember.Role.INSPECTOR, actor=admin)
+    study_add_members(study=study, users=[inspector], role=StudyMember.Role.INSPECTOR, actor=admin)
+    # Adding the junior is refused (tests/annotation/studies/test_inspector_rank_at_add.py); a membership
+    # from before that rule must still not let them decide.
+    StudyMember.objects.create(study=study, user=junior, role=StudyMember.Role.INSPECTOR)
     study_start(study=study, actor=admin)
 
     rate_all(study, physician_a, {

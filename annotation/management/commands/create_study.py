@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
+from accounts.roles import RANK_ORDER
 from annotation.models import ItemKind, Study, StudyMember
 from annotation.studies.services import ItemSelection, study_add_members, study_create, study_start
 from medreview.text import split_values
@@ -44,6 +45,10 @@ class Command(BaseCommand):
         parser.add_argument("--inspect-share", type=float, default=0.0)
         parser.add_argument("--raters", help="Comma-separated usernames")
         parser.add_argument("--inspectors", help="Comma-separated usernames")
+        parser.add_argument("--min-inspector-rank", choices=RANK_ORDER, default="",
+                            help="Lowest rank allowed to inspect (attending < associate_chief < chief)")
+        parser.add_argument("--show-prescreen", action="store_true",
+                            help="LiveClin: show the Judge's pre-screen verdicts to raters")
         parser.add_argument("--start", action="store_true")
 
     def handle(self, *args: Any, **o: Any) -> None:
@@ -80,7 +85,7 @@ class Command(BaseCommand):
                 name=o["name"], created_by=actor, task_slugs=list(split_values(o["tasks"])), selection=selection,
                 raters_per_item=o["raters_per_item"], inspect_all=o["inspect_all"],
                 inspect_disagreements=not o["no_inspect_disagreements"], inspect_share=o["inspect_share"],
-                seed=o["seed"],
+                seed=o["seed"], min_inspector_rank=o["min_inspector_rank"], show_prescreen=o["show_prescreen"],
             )
             available = study.items.count()
             if o["sample"] and available < o["sample"]:

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 
 from annotation.models import Item, Study, TaskTarget
 from annotation.outcomes.final_labels import RULE_INSPECTOR, RULE_UNANIMOUS, RULE_UNRESOLVED
+from annotation.outcomes.histories import review_histories, set_rejections
 from annotation.outcomes.selectors import FieldOutcome, field_outcomes
 from cases import exporters
 from cases.exporters import CaseReview, CurationRules, SourceRelease, StudyRef
@@ -102,14 +103,20 @@ def _stronger(old: ExportOutcome | None, new: ExportOutcome) -> ExportOutcome:
     return old
 
 
-def case_reviews(outcomes: Sequence[FieldOutcome], history_url: Callable[[int], str]) -> dict[str, CaseReview]:
-    """Final decisions per case, in the exporters' terms (criterion / MCQ positions, not ids)."""
+def case_reviews(
+    outcomes: Sequence[FieldOutcome], history_url: Callable[[int], str],
+    histories: Mapping[int, list[dict]] | None = None, rejections: Mapping[int, str] | None = None,
+) -> dict[str, CaseReview]:
+    """Final decisions per case, in the exporters' terms (criterion / MCQ positions, not ids), with
+    the review events of the case's items and an inspector's rejection of a whole question set."""
+    histories, rejections = histories or {}, rejections or {}
     slots: dict[str, dict] = {}
     for o in outcomes:
         entry = slots.setdefault(o.case, {"narrative": None, "advice": None, "criteria": {}, "mcqs": {},
-                                          "history": set()})
+                                          "history": set(), "items": set()})
         url = history_url(o.item_id)
         entry["history"].add(url)
+        entry["items"].add(o.item_id)
         outcome = ExportOutcome(label=o.decision.label, rule=o.decision.rule, source=o.decision.source, history=url)
         if o.target == TaskTarget.NARRATIVE:
             entry["narrative"] = _stronger(entry["narrative"], outcome)
@@ -121,8 +128,12 @@ def case_reviews(outcomes: Sequence[FieldOutcome], history_url: Callable[[int], 
             checks = entry["mcqs"].setdefault(o.position, {})
             checks[o.task] = _stronger(checks.get(o.task), outcome)
     return {
-        case: CaseReview(narrative=e["narrative"], advice=e["advice"], criteria=e["criteria"], mcqs=e["mcqs"],
-                         history=tuple(sorted(e["history"])))
+        case: CaseReview(
+            narrative=e["narrative"], advice=e["advice"], criteria=e["criteria"], mcqs=e["mcqs"],
+            history=tuple(sorted(e["history"])),
+            events=tuple(sorted((ev for i in sorted(e["items"]) for ev in histories.get(i, [])), key=lambda ev: ev["at"])),
+            set_rejection="; ".join(rejections[i] for i in sorted(e["items"]) if i in rejections),
+        )
         for case, e in slots.items()
     }
 
@@ -151,8 +162,10 @@ def build_curation(
     outcomes = field_outcomes(studies)
     if rules.resolved_only:
         check_resolved(outcomes, studies)
-    output = exporters.curate(fmt=release.format, name=name, cases=release_cases(release),
-                              reviews=case_reviews(outcomes, history_url), rules=rules)
+    item_ids = {o.item_id for o in outcomes}
+    reviews = case_reviews(outcomes, history_url, review_histories(item_ids), set_rejections(item_ids))
+    output = exporters.curate(fmt=release.format, name=name, cases=release_cases(release), reviews=reviews,
+                              rules=rules)
     source = SourceRelease(id=release.pk, dataset=release.dataset.name, label=release.label, format=release.format,
                            file_name=release.file_name, sha256=release.sha256)
     files = exporters.release_files(output, source=source, studies=study_refs(studies, outcomes), rules=rules,

@@ -172,7 +172,7 @@ def assignment_claim_next(*, study: Study, rater: User, now: datetime | None = N
             .first()
         )
         if membership is None:
-            raise PermissionDenied("You are not a rater in this study.")
+            raise PermissionDenied(gettext("You are not a rater in this study."))
         if study.status != Study.Status.RUNNING:
             return None
         own = _own_unfinished(study, rater, now)

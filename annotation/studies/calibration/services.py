@@ -20,6 +20,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from annotation.access import check_can_manage_studies, check_can_write_assignment
 from annotation.fields import item_fields
@@ -53,7 +54,7 @@ def calibration_mark(*, item: Item, actor: User, expected: dict[str, Any]) -> It
     Every field needs an expected label on its scale. Items someone already rated cannot become
     calibration items (their ratings would count twice).
     """
-    check_can_manage_studies(actor, "Only admins choose calibration items.")
+    check_can_manage_studies(actor, gettext("Only admins choose calibration items."))
     fields = item_fields(item)
     entries = {
         fid: {"label": (e or {}).get("label", ""), "comment": (e or {}).get("explanation", "")}
@@ -79,7 +80,7 @@ def calibration_mark(*, item: Item, actor: User, expected: dict[str, Any]) -> It
 
 def calibration_import(*, study: Study, actor: User, rows: list[dict[str, Any]]) -> int:
     """Mark items by key: rows of {"item": "<item key>", "expected": {field id: {label, explanation}}}."""
-    check_can_manage_studies(actor, "Only admins choose calibration items.")
+    check_can_manage_studies(actor, gettext("Only admins choose calibration items."))
     if not isinstance(rows, list):
         raise ValidationError({"rows": "rows: expected a list of {item, expected}."})
     items = {i.key: i for i in study.items.select_related("study")}
@@ -152,7 +153,7 @@ def calibration_scores(study: Study) -> dict[int, CalibrationScore]:
 def rater_admit(*, study: Study, rater: User, actor: User | None, reason: str = "") -> StudyMember:
     """Let a rater into the study's main queue (an admin; `actor` None: the study's threshold)."""
     if actor is not None:
-        check_can_manage_studies(actor, "Only admins admit raters.")
+        check_can_manage_studies(actor, gettext("Only admins admit raters."))
     # Locks the membership row, which the rater's claims also lock.
     with transaction.atomic():
         membership = (

@@ -1,8 +1,10 @@
-"""python manage.py liveclin_validated --release ID [--output FILE] [--report]
+"""python manage.py liveclin_validated --release ID [--output FILE [--manifest FILE]] [--report]
 
 Writes the release's validated question sets in the `liveclin` format (only validated sets, their
-text unchanged, a review summary per set); `--report` prints the quality-check report (funnel, pass
-rates, Judge vs physicians, every set's outcome) as JSON instead."""
+text unchanged, a review summary per set) and, with `--output`, its manifest beside it
+(`FILE.manifest.json`, or `--manifest`): the file's SHA-256, the Judge run whose flags were weighed
+and each reviewing study's options. `--report` prints the quality-check report (funnel, pass rates,
+Judge vs physicians, every set's outcome) as JSON instead."""
 
 import json
 import sys
@@ -23,6 +25,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--release", type=int, required=True, help="Release id")
         parser.add_argument("--output", type=Path, help="Output file (default: standard output)")
+        parser.add_argument("--manifest", type=Path, help="Manifest file (default: OUTPUT.manifest.json)")
         parser.add_argument("--report", action="store_true", help="Print the quality-check report as JSON")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -31,14 +34,19 @@ class Command(BaseCommand):
             raise CommandError(f"No release {options['release']}.")
         review = release_review(release)
         if options["report"]:
-            data = (json.dumps(quality_report(review.sets), ensure_ascii=False, indent=2) + "\n").encode()
-            sets = None
-        else:
-            export = validated_export(review)
-            data, sets = export.data, export.sets
+            self._write(options, (json.dumps(quality_report(review.sets), ensure_ascii=False, indent=2) + "\n").encode())
+            return
+        export = validated_export(review)
+        self._write(options, export.data)
+        if options["output"]:
+            manifest = options["manifest"] or options["output"].with_name(options["output"].name + ".manifest.json")
+            manifest.write_text(json.dumps(export.manifest, ensure_ascii=False, indent=2, sort_keys=True) + "\n",
+                                encoding="utf-8")
+            self.stderr.write(f"{export.sets} validated question set(s) written to {options['output']}; "
+                              f"manifest {manifest}")
+
+    def _write(self, options: dict[str, Any], data: bytes) -> None:
         if options["output"]:
             options["output"].write_bytes(data)
-            if sets is not None:
-                self.stderr.write(f"{sets} validated question set(s) written to {options['output']}")
         else:
             sys.stdout.buffer.write(data)

@@ -18,6 +18,7 @@ from cases.models import MCQ, QuestionSet
 from tests.annotation.builders import (
     claim_and_submit,
     count_queries,
+    inspect_and_confirm,
     item_of,
     labels_for,
     make_cases,
@@ -276,9 +277,7 @@ def test_it_accepts_when_all_raters_agree(client, admin, physician_a, physician_
     claim_and_submit(study, physician_a, seconds_spent=42)
     claim_and_submit(study, physician_b, seconds_spent=42)
     item = study.items.get()
-    response = login(client, inspector).post(
-        reverse("annotation:inspect", args=[item.pk]), {"action": "accept", "comment": "fine"}
-    )
+    response = inspect_and_confirm(login(client, inspector), item, {"action": "accept", "comment": "fine"})
     assert response.status_code == 302
     item.refresh_from_db()
     assert item.status == Item.Status.RESOLVED
@@ -295,7 +294,7 @@ def test_it_adjudicates_with_a_reason_and_final_labels(client, disputed, inspect
     without_reason = client.post(reverse("annotation:inspect", args=[disputed.pk]), {**data, "reason": ""})
     assert without_reason.status_code == 400
     assert not FinalLabel.objects.exists()
-    response = client.post(reverse("annotation:inspect", args=[disputed.pk]), data)
+    response = inspect_and_confirm(client, disputed, data)
     assert response.status_code == 302
     disputed.refresh_from_db()
     assert disputed.status == Item.Status.RESOLVED
@@ -314,9 +313,8 @@ def test_it_returns_an_item_to_the_chosen_annotator(client, disputed, inspector,
         reverse("annotation:inspect", args=[disputed.pk]), {"action": "return", "assignment": theirs.pk}
     )
     assert no_comment.status_code == 400
-    response = client.post(
-        reverse("annotation:inspect", args=[disputed.pk]),
-        {"action": "return", "assignment": theirs.pk, "comment": "Re-read the history"},
+    response = inspect_and_confirm(
+        client, disputed, {"action": "return", "assignment": theirs.pk, "comment": "Re-read the history"},
     )
     assert response.status_code == 302
     theirs.refresh_from_db()

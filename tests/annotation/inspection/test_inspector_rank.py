@@ -9,7 +9,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import Rank, Role
 from annotation.inspection.services import inspection_accept
-from annotation.models import FinalLabel, Inspection, Item, ReviewEvent
+from annotation.models import FinalLabel, Inspection, Item, ReviewEvent, StudyMember
 from annotation.studies.services import ItemSelection, study_create
 from tests.annotation.builders import claim_and_submit, make_running_study
 from tests.conftest import make_user
@@ -26,7 +26,10 @@ def junior(db):
 @pytest.fixture
 def item(admin, physician_a, physician_b, inspector, junior) -> Item:
     import_liveclin(1)
-    study = liveclin_study(admin, [physician_a, physician_b], inspectors=[inspector, junior], min_inspector_rank=SENIOR)
+    study = liveclin_study(admin, [physician_a, physician_b], inspectors=[inspector], min_inspector_rank=SENIOR)
+    # Adding the junior is refused now (test_inspector_rank_at_add.py); a membership from before that
+    # rule must still not let them decide.
+    StudyMember.objects.create(study=study, user=junior, role=StudyMember.Role.INSPECTOR)
     claim_and_submit(study, physician_a, "yes")
     claim_and_submit(study, physician_b, "yes")
     item = Item.objects.get(study=study)

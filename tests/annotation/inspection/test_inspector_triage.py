@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from annotation.fields import item_fields
 from annotation.models import Assignment, Item
-from tests.annotation.builders import disagree, make_running_study
+from tests.annotation.builders import disagree, inspect_and_confirm, make_running_study
 from tests.conftest import login
 
 
@@ -49,7 +49,7 @@ def test_after_an_action_the_inspector_goes_on_to_the_next_disagreement(client, 
     login(client, inspector)
     data = {"action": "adjudicate", "reason": "Guideline 3", "final:narrative-quality|": "2"}
     data.update({f"final:{f.id}": "agree" for f in item_fields(first) if f.task.slug == "criterion-validity"})
-    response = client.post(reverse("annotation:inspect", args=[first.pk]), data)
+    response = inspect_and_confirm(client, first, data)
     assert response.status_code == 302
     assert response["Location"] == reverse("annotation:inspect", args=[second.pk])
     first.refresh_from_db()
@@ -77,7 +77,7 @@ def test_the_return_form_preselects_nobody_and_marks_fields_on_the_annotators_sc
     page = client.get(reverse("annotation:inspect", args=[item.pk])).content.decode()
     assert f'name="assignment" value="{a.pk}" checked' not in page
     assert "Fields to look at" in page
-    response = client.post(reverse("annotation:inspect", args=[item.pk]), {
+    response = inspect_and_confirm(client, item, {
         "action": "return", "assignment": a.pk, "comment": "Look at the narrative again",
         "fields": ["narrative-quality|", "not-a-field|x"],
     })
@@ -89,3 +89,19 @@ def test_the_return_form_preselects_nobody_and_marks_fields_on_the_annotators_sc
     page = rater_page.content.decode()
     assert page.count("The inspector asks you to look at this field.") == 1
     assert 'data-field-id="narrative-quality|"' in page and "return-marked" in page
+
+
+def test_a_revision_back_is_named_as_such_in_the_queue(client, study, physician_a, physician_b, inspector):
+    from annotation.inspection.services import inspection_return
+    from annotation.rating.services.ratings import rating_submit
+    from tests.annotation.builders import labels_for
+
+    item, a, _b = disagree(study, physician_a, physician_b)
+    inspection_return(item=item, inspector=inspector, assignment=a, comment="Look again")
+    a.refresh_from_db()
+    rating_submit(assignment=a, rater=physician_a, labels=labels_for(a, {"narrative-quality": "0",
+                                                                         "criterion-validity": "agree"}),
+                  seconds_spent=5)
+    rows = login(client, inspector).get(reverse("annotation:inspector_dashboard")).context["pending_rows"]
+    assert [(row.item.pk, row.reasons) for row in rows] == [(item.pk, ["revised"])]
+    assert [str(label) for label in rows[0].reason_labels] == ["Revision back"]
