@@ -205,20 +205,21 @@ def _rate_one(page, mode: str, rng: random.Random, think: float) -> dict:
         if not page.locator(f"#field-{index} input[type=radio]").nth(pick).is_checked():
             missed += 1  # a key or click that did not pick what it aimed at
         page.wait_for_timeout(think * 1000)
-    n = page.evaluate("window.__ratingLoop.runs.length")
-    old = page.evaluate("window.medreviewTiming.items.length")
+    n = page.evaluate("() => window.__ratingLoop.runs.length")
+    old = page.evaluate("() => window.medreviewTiming.items.length")
     if mode == "keyboard":
         page.keyboard.press("Enter")
     else:
         page.locator("#submit-rating").click()
     page.wait_for_function(RUN_DONE, arg=n, polling=100, timeout=30_000)
-    page.wait_for_function(f"window.medreviewTiming.items.length > {old}", polling=100, timeout=30_000)
-    run = page.evaluate(f"window.__ratingLoop.runs[{n}]")
+    # Functions, not expressions: Playwright evaluates an expression with eval, which the CSP forbids.
+    page.wait_for_function("old => window.medreviewTiming.items.length > old", arg=old, polling=100, timeout=30_000)
+    run = page.evaluate("n => window.__ratingLoop.runs[n]", n)
     if run["resource"]["status"] not in (None, 200) or run["input"] != mode:
         raise SystemExit(f"{mode}: the submit answered {run['resource']['status']} (input seen: {run['input']})")
     run["fields"] = len(fields)
     run["missed"] = missed
-    run["rating_js_ms"] = page.evaluate("window.medreviewTiming.items.at(-1).painted_ms")
+    run["rating_js_ms"] = page.evaluate("() => window.medreviewTiming.items.at(-1).painted_ms")
     return run
 
 
@@ -266,7 +267,7 @@ def _drive(base: str, args: argparse.Namespace) -> tuple[list[dict], int]:
         for mode, page in pages.items():
             for run in runs:
                 if run["input"] == mode:
-                    run["layout_shift"] = page.evaluate("window.medreviewLayoutShift.total")  # of the whole pass
+                    run["layout_shift"] = page.evaluate("() => window.medreviewLayoutShift.total")  # whole pass
         browser.close()
     return runs, submits
 
