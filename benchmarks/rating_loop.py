@@ -28,8 +28,9 @@ What is timed (benchmarks/rating_loop_page.js, injected into the page; the page'
 touched): from the submit's input event (the Enter keydown or the pointerdown on Submit, its
 event.timeStamp) until the first frame painted after the next item is usable: another case on
 screen, its first field focused and enabled, its text rendered inside the viewport. The stages of
-that time: the page's submit handler, the request (the server's Server-Timing spans, the rest being
-network and gunicorn), reading the body, DOMParser, the swap, mounting the new item until its first
+that time: the page's submit handler, the request (the server's Server-Timing spans, its database
+queries and commits, the processor time of the request's thread and so the time it waited; the rest
+being network and gunicorn), reading the body, DOMParser, the swap, mounting the new item until its first
 field has focus, and the frame that paints it. Prints p50 / p95 / max per input and the breakdown
 (p50, p95 and mean of each stage; the means add up to the total's mean). --profile also profiles
 every submit-and-next request in the server (cProfile; slower, so its timings are not comparable)

@@ -61,6 +61,8 @@ STAGES: list[tuple[str, int, Callable[[dict], float]]] = [
     ("rest of the view", 2, _rest_of_view),
     ("database: queries (inside all of the above)", 2, _span("db")),
     ("database: commits (inside all of the above)", 2, _span("commit")),
+    ("processor time of the request's thread", 2, _span("cpu")),
+    ("waiting: database, locks, a free processor", 2, lambda r: _span("total")(r) - _span("cpu")(r)),
     ("network and gunicorn (request - server)", 1,
      lambda r: r["resource"]["end"] - r["resource"]["start"] - _span("total")(r)),
     ("body read (answer -> parse)", 0, lambda r: _mark(r, "parse_start") - r["resource"]["end"]),
