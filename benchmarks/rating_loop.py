@@ -3,16 +3,17 @@
 mouse against medreview deployed as the README deploys it, and where the time goes.
 
     .venv/bin/python benchmarks/rating_loop.py [--database-url postgres://.../medreview_rating_loop]
-        [--items 10] [--rounds 2] [--think 0.25] [--workers 4] [--threads 4] [--port 0]
+        [--items 10] [--rounds 2] [--history 0] [--think 0.25] [--workers 4] [--threads 4] [--port 0]
         [--profile] [--json FILE] [--headed]
 
 The set-up (docs/review-pages.md, "The rating loop benchmark"):
 - PostgreSQL: the database of --database-url, dropped and recreated (default
-  medreview_rating_loop on 127.0.0.1), migrated, `load_demo`, then rounds x items + 4 (at least 24)
+  medreview_rating_loop on 127.0.0.1), migrated, `load_demo`, then history + rounds x items + 4 (at least 24)
   generated LiveMedBench cases like the demo's longest case with six criteria (benchmarks/rating_loop_items.py:
   English cases with the Chinese translation of every field, which bilingual raters read side by side,
   and Chinese cases), in one running study: narrative quality plus criterion validity, so 7 fields per
-  item, the demo's guidelines, two raters per item.
+  item, the demo's guidelines, two raters per item; with --history N each rater has already rated N
+  of its items (through the services), as a physician well into a study has.
 - gunicorn gthread, --workers 4 x --threads 4, DEBUG=0, CONN_MAX_AGE=600, `collectstatic` with
   whitenoise serving the files, SERVER_TIMING=1 for the Server-Timing header
   (medreview/server_timing.py); the application is benchmarks/rating_loop_probe.py, which is
@@ -84,8 +85,9 @@ def _recreate_postgres(url: str) -> None:
         conn.execute(f'CREATE DATABASE "{cfg["NAME"]}"')
 
 
-def _seed(cases: int) -> None:
-    """The generated cases, the study over them and its two benchmark raters (bilingual physicians)."""
+def _seed(cases: int, history: int) -> None:
+    """The generated cases, the study over them and its two benchmark raters (bilingual physicians),
+    each with `history` items already rated through the services, like a physician well into a study."""
     import django
 
     django.setup()
@@ -93,7 +95,7 @@ def _seed(cases: int) -> None:
     from django.contrib.auth import get_user_model
 
     from accounts.models import Profile
-    from annotation import services
+    from annotation import selectors, services
     from annotation.catalogue import CRITERION_VALIDITY, NARRATIVE_QUALITY
     from annotation.models import StudyMember
     from demo.review import GUIDELINES
@@ -115,6 +117,13 @@ def _seed(cases: int) -> None:
     )
     services.study_add_members(study=study, users=raters, role=StudyMember.Role.RATER, actor=admin)
     services.study_start(study=study, actor=admin)
+    for done in range(history):
+        for rater in raters:
+            assignment = services.assignment_claim_next(study=study, rater=rater)
+            labels = {f.id: {"label": f.values[0], "comment": ""} for f in selectors.item_fields(assignment.item)}
+            services.rating_submit(assignment=assignment, rater=rater, labels=labels, seconds_spent=60)
+        if (done + 1) % 100 == 0:
+            print(f"  history: {done + 1} of {history} items rated by each rater", flush=True)
 
 
 def _serve(args: argparse.Namespace, tmp: Path) -> tuple[subprocess.Popen, str]:
@@ -135,7 +144,7 @@ def _serve(args: argparse.Namespace, tmp: Path) -> tuple[subprocess.Popen, str]:
     os.environ.update({k: env[k] for k in ("DATABASE_URL", "SECRET_KEY", "DEBUG", "DJANGO_SETTINGS_MODULE",
                                            "MEDIA_ROOT", "GRADER_ALLOWED_HOSTS")})
     sys.path.insert(0, str(tmp))
-    _seed(max(24, args.rounds * args.items + 4))  # both raters rate the same items
+    _seed(max(24, args.history + args.rounds * args.items + 4), args.history)  # both raters rate the same items
     port = args.port or _free_port()
     gunicorn = [str(Path(python).parent / "gunicorn"), "rating_loop_probe:application", "-k", "gthread",
                 "-w", str(args.workers), "--threads", str(args.threads), "-b", f"127.0.0.1:{port}",
@@ -293,6 +302,8 @@ def main() -> None:
     parser.add_argument("--database-url", default=DEFAULT_URL, help="postgres://... (dropped and recreated)")
     parser.add_argument("--items", type=int, default=10, help="items per pass (default 10)")
     parser.add_argument("--rounds", type=int, default=2, help="keyboard pass + mouse pass, this many times (default 2)")
+    parser.add_argument("--history", type=int, default=0,
+                        help="items each rater has already rated in the study before the loop (default 0)")
     parser.add_argument("--think", type=float, default=0.25, help="seconds between a rater's actions (default 0.25)")
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--threads", type=int, default=4)
@@ -314,7 +325,7 @@ def main() -> None:
         finally:
             server.terminate()
             server.wait(timeout=30)
-        stored = _check_stored(submits)
+        stored = _check_stored(submits + len(RATERS) * args.history)
         if args.json:
             args.json.write_text(json.dumps(runs, indent=1))
         print_report(runs, args, load=(load_before, os.getloadavg()))

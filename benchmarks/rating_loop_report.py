@@ -121,7 +121,7 @@ def print_report(runs: list[dict], args: argparse.Namespace, *, load: tuple[tupl
     fields = statistics.median(r["fields"] for r in runs) if runs else 0
     print(f"\n{len(runs)} items ({args.rounds} rounds of {args.items} by keyboard and {args.items} by mouse, alternated), "
           f"{fields:.0f} fields per item, PostgreSQL, gunicorn gthread {args.workers} x {args.threads}, DEBUG=0, "
-          f"{args.think:.2f} s between actions")
+          f"{args.think:.2f} s between actions, {args.history} items rated before by each rater")
     print("load average (1, 5, 15 min) before: " + " ".join(f"{x:.2f}" for x in load[0])
           + "; after: " + " ".join(f"{x:.2f}" for x in load[1]))
     if runs:
