@@ -33,7 +33,8 @@ that time: the page's submit handler, the request (the server's Server-Timing sp
 queries and commits, the processor time of the request's thread and so the time it waited; the rest
 being network and gunicorn), reading the body, DOMParser, the swap, mounting the new item until its first
 field has focus, and the frame that paints it. Prints p50 / p95 / max per input and the breakdown
-(p50, p95 and mean of each stage; the means add up to the total's mean). --profile also profiles
+(p50, p95 and mean of each stage; the means add up to the total's mean), and the page's main-thread
+script, style and layout time over the same window (DevTools Performance metrics). --profile also profiles
 every submit-and-next request in the server (cProfile; slower, so its timings are not comparable)
 and prints the functions that cost most. At the end the benchmark checks in the database that
 every submit it made is stored, with a label on every field.
@@ -200,7 +201,16 @@ def _choose(spec: dict, rng: random.Random) -> int:
     return rng.choice(options or list(range(len(spec["choices"]))))
 
 
-def _rate_one(page, mode: str, rng: random.Random, think: float) -> dict:
+MAIN_THREAD = {"script": "ScriptDuration", "style": "RecalcStyleDuration", "layout": "LayoutDuration"}
+
+
+def _main_thread(cdp) -> dict[str, float]:
+    """The renderer's cumulative main-thread seconds (Chrome DevTools Protocol, Performance domain)."""
+    metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
+    return {key: metrics[name] for key, name in MAIN_THREAD.items()}
+
+
+def _rate_one(page, cdp, mode: str, rng: random.Random, think: float) -> dict:
     """Label every field of the item on screen, submit, and return the page's measurement."""
     fields = page.evaluate(FIELDS_JS)
     missed = 0
@@ -217,16 +227,23 @@ def _rate_one(page, mode: str, rng: random.Random, think: float) -> dict:
         page.wait_for_timeout(think * 1000)
     n = page.evaluate("() => window.__ratingLoop.runs.length")
     old = page.evaluate("() => window.medreviewTiming.items.length")
+    if mode == "mouse":  # Playwright's own checks before a click, out of the measured window
+        submit = page.locator("#submit-rating")
+        submit.scroll_into_view_if_needed()
+        box = submit.bounding_box()
+    before = _main_thread(cdp)
     if mode == "keyboard":
         page.keyboard.press("Enter")
     else:
-        page.locator("#submit-rating").click()
+        page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     page.wait_for_function(RUN_DONE, arg=n, polling=100, timeout=30_000)
+    after = _main_thread(cdp)
     # Functions, not expressions: Playwright evaluates an expression with eval, which the CSP forbids.
     page.wait_for_function("old => window.medreviewTiming.items.length > old", arg=old, polling=100, timeout=30_000)
     run = page.evaluate("n => window.__ratingLoop.runs[n]", n)
     if run["resource"]["status"] not in (None, 200) or run["input"] != mode:
         raise SystemExit(f"{mode}: the submit answered {run['resource']['status']} (input seen: {run['input']})")
+    run["main_thread"] = {key: (after[key] - before[key]) * 1000 for key in MAIN_THREAD}
     run["fields"] = len(fields)
     run["missed"] = missed
     run["rating_js_ms"] = page.evaluate("() => window.medreviewTiming.items.at(-1).painted_ms")
@@ -246,7 +263,9 @@ def _open_queue(browser, base: str, username: str):
     with page.expect_navigation():
         page.locator("article.study-card", has_text=STUDY).locator("button.next-item").click()
     page.wait_for_selector("#rating-form")
-    return page
+    cdp = context.new_cdp_session(page)
+    cdp.send("Performance.enable")
+    return page, cdp
 
 
 def _drive(base: str, args: argparse.Namespace) -> tuple[list[dict], int]:
@@ -258,23 +277,23 @@ def _drive(base: str, args: argparse.Namespace) -> tuple[list[dict], int]:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=not args.headed)
         pages = {mode: _open_queue(browser, base, username) for mode, username in RATERS.items()}
-        _warm_up(base, pages["keyboard"], args.workers * args.threads)
-        for mode, page in pages.items():  # one uncounted item per input: first use in the page
+        _warm_up(base, pages["keyboard"][0], args.workers * args.threads)
+        for mode, (page, cdp) in pages.items():  # one uncounted item per input: first use in the page
             page.bring_to_front()
-            _rate_one(page, mode, rng, args.think)
+            _rate_one(page, cdp, mode, rng, args.think)
             submits += 1
         for round_ in range(args.rounds):
             # Both raters get the items in the same order, and the second to submit an item also
             # completes it (the inspection policy): the inputs take turns at being first.
             order = list(pages.items()) if round_ % 2 == 0 else list(pages.items())[::-1]
-            for mode, page in order:
+            for mode, (page, cdp) in order:
                 page.bring_to_front()
                 for _ in range(args.items):
-                    run = _rate_one(page, mode, rng, args.think)
+                    run = _rate_one(page, cdp, mode, rng, args.think)
                     run["round"] = round_ + 1
                     runs.append(run)
                     submits += 1
-        for mode, page in pages.items():
+        for mode, (page, _cdp) in pages.items():
             for run in runs:
                 if run["input"] == mode:
                     run["layout_shift"] = page.evaluate("() => window.medreviewLayoutShift.total")  # whole pass

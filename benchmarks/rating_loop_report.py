@@ -105,6 +105,11 @@ def _breakdown(runs: list[dict]) -> None:
                 values = [stage(r) for r in group]
                 cells += f"{pct(values, .5):>10.1f}{pct(values, .95):>8.1f}{statistics.fmean(values):>8.1f}"
         print(f"{'  ' * indent + label:<50}{cells}")
+    cells = [", ".join(f"{key} {statistics.median(r['main_thread'][key] for r in group):.1f}"
+                       for key in ("script", "style", "layout"))
+             for group in groups.values() if group]
+    print("\nthe page's main thread from the input to the run's end (DevTools Performance metrics), median ms: "
+          + " | ".join(f"{mode} {cell}" for mode, cell in zip((m for m, g in groups.items() if g), cells, strict=True)))
     every = [server(r) for r in runs]
     queries = ", ".join(f"{name} {statistics.median(m.get(name, (0, 0, 0))[1] for m in every):.0f}" for name in QUERY_SPANS)
     commits = statistics.median(m.get("commit", (0, 0, 0))[2] for m in every)
