@@ -67,9 +67,6 @@ DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/medreview_rating_loop"
 PASSWORD = "bench-pass-2026"
 RATERS = {"keyboard": "bench_keyboard", "mouse": "bench_mouse"}
 STUDY = "Bench: rating loop"
-SETTINGS = """from medreview.settings import *  # noqa: F401,F403
-STATIC_ROOT = {static_root!r}
-"""
 PAGE_JS = (HERE / "rating_loop_page.js").read_text(encoding="utf-8")
 RUN_DONE = "(n) => { const r = window.__ratingLoop.runs[n]; return !!r && ((r.painted && !!r.resource) || " \
            "(!!r.resource && r.resource.status !== null && r.resource.status !== 200)); }"
@@ -128,12 +125,12 @@ def _seed(cases: int, history: int) -> None:
 
 
 def _serve(args: argparse.Namespace, tmp: Path) -> tuple[subprocess.Popen, str]:
-    (tmp / "bench_settings.py").write_text(SETTINGS.format(static_root=str(tmp / "static")))
     _recreate_postgres(args.database_url)
     env = {**os.environ, "DATABASE_URL": args.database_url, "SECRET_KEY": "rating-loop-benchmark-key", "DEBUG": "0",
            "ALLOWED_HOSTS": "127.0.0.1,localhost", "CONN_MAX_AGE": "600", "SERVER_TIMING": "1",
-           "MEDIA_ROOT": str(tmp / "media"), "DJANGO_SETTINGS_MODULE": "bench_settings",
-           "PYTHONPATH": os.pathsep.join([str(tmp), str(ROOT), str(HERE)]), "LOG_LEVEL": "WARNING",
+           "STATIC_ROOT": str(tmp / "static"), "MEDIA_ROOT": str(tmp / "media"),
+           "DJANGO_SETTINGS_MODULE": "medreview.settings", "PYTHONPATH": os.pathsep.join([str(ROOT), str(HERE)]),
+           "LOG_LEVEL": "WARNING",
            "GRADER_ALLOWED_HOSTS": "127.0.0.1,localhost",  # load_demo saves demo graders on the fake endpoint
            "SECURE_COOKIES": "0"}  # plain HTTP on the loopback: no HTTPS redirect, no Secure-only cookies
     if args.profile:
@@ -143,8 +140,7 @@ def _serve(args: argparse.Namespace, tmp: Path) -> tuple[subprocess.Popen, str]:
     for command in (["migrate", "--noinput", "-v0"], ["collectstatic", "--noinput", "-v0"], ["load_demo"]):
         subprocess.run([python, "manage.py", *command], cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
     os.environ.update({k: env[k] for k in ("DATABASE_URL", "SECRET_KEY", "DEBUG", "DJANGO_SETTINGS_MODULE",
-                                           "MEDIA_ROOT", "GRADER_ALLOWED_HOSTS")})
-    sys.path.insert(0, str(tmp))
+                                           "STATIC_ROOT", "MEDIA_ROOT", "GRADER_ALLOWED_HOSTS")})
     _seed(max(24, args.history + args.rounds * args.items + 4), args.history)  # both raters rate the same items
     port = args.port or _free_port()
     gunicorn = [str(Path(python).parent / "gunicorn"), "rating_loop_probe:application", "-k", "gthread",
