@@ -82,6 +82,15 @@ MIDDLEWARE = [
     "medreview.middleware.SessionIdleTimeoutMiddleware",
     "axes.middleware.AxesMiddleware",  # last: turns a locked-out sign-in into its lockout page
 ]
+# A Server-Timing header on every response (medreview/server_timing.py: total, middleware, view,
+# database, named spans), read by benchmarks/rating_loop.py and the browser's developer tools. Off by
+# default: it tells every client how long each part of the server took.
+SERVER_TIMING = env_bool("SERVER_TIMING", default=False)
+if SERVER_TIMING:
+    MIDDLEWARE = [
+        "medreview.server_timing.ServerTimingMiddleware", *MIDDLEWARE,
+        "medreview.server_timing.ServerTimingViewMiddleware",
+    ]
 
 ROOT_URLCONF = "medreview.urls"
 
