@@ -11,6 +11,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest
+from django.utils.translation import ngettext
 
 from annotation import access
 from annotation.fields import Field, field_titles, item_fields
@@ -27,6 +28,7 @@ from annotation.rating.services.editing import (
 from annotation.rating.services.ratings import assignment_save_draft, rating_submit
 from annotation.rating.text_display import text_view_for
 from annotation.studies.calibration.feedback import rater_agreement_with_final
+from medreview.errors import ConflictError, error_messages
 
 # Assignment states in which the rater may still change their labels (a lapsed claim is revived by
 # the services when its slot is still free, otherwise they say so).
@@ -118,8 +120,10 @@ def rating_context(
     item = assignment.item
     study = item.study
     all_fields = item_fields(item)
-    # A submitted item stays editable until its inspection starts (issue 11, `views_review`).
-    editing = is_editing(assignment)
+    # A submitted item may be changed while it is still open (issue 11), but it opens read-only
+    # and becomes editable only when the rater asks (Edit, `e`: `?edit=1`), so a stray key on a
+    # revisit changes nothing on screen that the server does not hold (issue 21).
+    editing = is_editing(assignment) and wants_to_edit(request)
     editable = assignment.state in EDITABLE_STATES or editing
     if values is None:
         values = dict(assignment.draft or {}) if editable and not editing else own_latest_labels(assignment)
@@ -184,8 +188,20 @@ AFTER_SUBMIT_COOKIE = "medreview_after_submit"
 
 
 def is_editing(assignment: Assignment) -> bool:
-    """A submitted item its rater may still change (until its inspection starts)."""
+    """A submitted item its rater may still change (while the item is still open)."""
     return assignment.state == Assignment.State.SUBMITTED and not edit_blocker(assignment)
+
+
+def wants_to_edit(request: HttpRequest) -> bool:
+    """The rater pressed Edit (`?edit=1`) or is saving changes (a POST)."""
+    return request.method == "POST" or request.GET.get("edit") == "1"
+
+
+def read_only_reason(assignment: Assignment) -> str:
+    """Why a finished item's labels are shown read-only, in the rater's words ("" while they may edit)."""
+    if assignment.state == Assignment.State.SUBMITTED:
+        return edit_blocker(assignment)
+    return ""
 
 
 def undo_target(request: HttpRequest, assignment: Assignment) -> Assignment | None:
@@ -201,9 +217,14 @@ def page_context(
     """What the rating page adds for issue 11: edit mode, the errors as a list of links, undo."""
     titles = field_titles(fields)
     index_of = {f.id: i for i, f in enumerate(fields)}
-    editing = is_editing(assignment)
+    may_edit = is_editing(assignment)
+    editing = may_edit and wants_to_edit(request)
     return {
         "editing": editing,
+        # Submitted, still open to changes, shown read-only until Edit (issue 21).
+        "can_edit": may_edit and not editing,
+        "pending_edit": may_edit and bool(assignment.draft),
+        "read_only_reason": "" if editable else read_only_reason(assignment),
         # Each field error in the rater's words, with the field's index so the page links and focuses it.
         "field_error_list": [
             {"index": index_of[key], "field_id": key, "title": titles[key], "message": message}
@@ -235,7 +256,8 @@ def save_then_submit(
     """Submit as the rater pressed it: the labels are saved as the draft first (in their own
     transaction), so a submit that fails validation loses nothing; a submitted item still open to
     changes is edited instead (`rating_edit`)."""
-    if is_editing(assignment):
+    if assignment.state == Assignment.State.SUBMITTED:
+        # An edit; refused (409, with the reason) once the item has left "open" (issue 21).
         rating_edit(assignment=assignment, rater=request.user, labels=labels, seconds_spent=seconds)
         return
     if assignment.state in (*Assignment.LEASED_STATES, Assignment.State.RETURNED, Assignment.State.EXPIRED):
@@ -255,3 +277,29 @@ def back_to_queue(request: HttpRequest) -> bool:
     if then in ("dashboard", "next"):
         return then == "dashboard"
     return request.COOKIES.get(AFTER_SUBMIT_COOKIE) == "queue"
+
+
+def failed_submit_context(
+    request: HttpRequest, assignment: Assignment, exc: ValidationError, fields: list[Field],
+    labels: dict[str, dict[str, str]], phase: str,
+) -> tuple[dict[str, Any], int]:
+    """The rating page after a refused submit or edit, and its status (400, or 409 for a conflict).
+
+    A refused edit (the item left "open" meanwhile) or a failed edit stores nothing: the page says
+    so, and a refused one shows the stored labels read-only with the reason (issue 21).
+    """
+    field_errors = errors_by_field(exc)
+    field_ids = {field.id for field in fields}
+    marked = [key for key in field_errors if key in field_ids]
+    errors = [message for key, message in field_errors.items() if key not in field_ids]
+    if marked:
+        errors.insert(0, ngettext("%(count)d field needs attention; it is marked below.",
+                                  "%(count)d fields need attention; they are marked below.", len(marked))
+                      % {"count": len(marked)})
+    conflict = isinstance(exc, ConflictError)
+    context = rating_context(
+        request, assignment, values=None if conflict else labels, errors=errors or error_messages(exc),
+        field_errors=field_errors, phase=phase,
+    )
+    context["not_stored"] = conflict or assignment.state == Assignment.State.SUBMITTED
+    return context, 409 if conflict else 400

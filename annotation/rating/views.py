@@ -17,7 +17,6 @@ from django.urls import Resolver404, resolve, reverse
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.roles import is_rater
@@ -31,7 +30,7 @@ from annotation.rating.screen import (
     AFTER_SUBMIT_COOKIE,
     back_to_queue,
     dashboard_context,
-    errors_by_field,
+    failed_submit_context,
     is_editing,
     posted_labels,
     posted_seconds,
@@ -100,16 +99,8 @@ def rate(request: HttpRequest, pk: int) -> HttpResponse:
             posted_seconds(request),
         )
     except ValidationError as exc:
-        field_errors = errors_by_field(exc)
-        field_ids = {field.id for field in fields}
-        marked = [key for key in field_errors if key in field_ids]
-        errors = [message for key, message in field_errors.items() if key not in field_ids]
-        if marked:
-            errors.insert(0, ngettext("%(count)d field needs attention; it is marked below.", "%(count)d fields need attention; they are marked below.", len(marked)) % {"count": len(marked)})
-        context = rating_context(
-            request, assignment, values=labels, errors=errors or error_messages(exc), field_errors=field_errors, phase=phase
-        )
-        return render(request, "rating/rating.html", context, status=400)
+        context, status = failed_submit_context(request, assignment, exc, fields, labels, phase)
+        return render(request, "rating/rating.html", context, status=status)
     messages.success(request, _("Submitted. Thank you."))
     if assignment.item.status == Item.Status.CALIBRATION:
         return redirect("annotation:calibration_feedback", pk=assignment.pk)  # the expected answer, then on
@@ -145,7 +136,8 @@ def save_draft(request: HttpRequest, pk: int) -> JsonResponse:
             # Editing a submitted item: kept as an edit in progress; the ratings change on "Save changes".
             kept = assignment_save_edit_draft(assignment=assignment, rater=request.user, draft=draft)
             return JsonResponse({"ok": True, "saved_at": (kept.draft_saved_at or timezone.now()).isoformat(),
-                                 "state": kept.state, "notice": "Change kept; press “Save changes” to apply it."})
+                                 "state": kept.state,
+                                 "notice": _("Change kept but not applied; press “Save changes” to apply it.")})
         saved = assignment_save_draft(
             assignment=assignment, rater=request.user, draft=draft, seconds_spent=posted_seconds(request)
         )
@@ -154,7 +146,7 @@ def save_draft(request: HttpRequest, pk: int) -> JsonResponse:
     saved_at: datetime = saved.draft_saved_at or timezone.now()
     body: dict[str, Any] = {"ok": True, "saved_at": saved_at.isoformat(), "state": saved.state}
     if saved.state == Assignment.State.EXPIRED:
-        body["notice"] = "Saved, but your claim lapsed and another rater took this item; your labels are kept."
+        body["notice"] = _("Saved, but your claim lapsed and another rater took this item; your labels are kept.")
     return JsonResponse(body)
 
 
@@ -233,4 +225,5 @@ def undo_submit(request: HttpRequest, pk: int) -> HttpResponse:
         return redirect("annotation:rate", pk=assignment.pk)
     assignment_release(assignment=assignment, rater=request.user)
     messages.info(request, _("Your last submission is open again: change what you need and save."))
-    return redirect("annotation:rate", pk=target.pk)
+    # Undo is the rater asking to edit: the page opens in edit mode (a plain revisit is read-only).
+    return redirect(reverse("annotation:rate", kwargs={"pk": target.pk}) + "?edit=1")

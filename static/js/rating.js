@@ -195,6 +195,12 @@
         }
         return;
       }
+      if (key === "e" && !editable) {
+        // A submitted item opens read-only (issue 21): `e` is the Edit button, nothing else.
+        var edit = page.querySelector("#edit-button");
+        if (edit) { event.preventDefault(); window.location.assign(edit.href); }
+        return;
+      }
       if (key === "j") { focusField(current + 1); event.preventDefault(); return; }
       if (key === "k") { focusField(current - 1); event.preventDefault(); return; }
       if (!editable) return;

@@ -15,12 +15,14 @@ from datetime import datetime, timedelta
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from annotation.access import check_can_write_assignment
 from annotation.fields import item_fields
 from annotation.labels import clean_entries, pair_label_to_canonical
 from annotation.locks import lock_assignment
-from annotation.models import Assignment, Inspection, Item, Rating, ReviewEvent, Study, TaskTarget, field_id
+from annotation.models import Assignment, Item, Rating, ReviewEvent, Study, TaskTarget, field_id
 from medreview.errors import ConflictError
 
 User = AbstractBaseUser
@@ -29,22 +31,32 @@ User = AbstractBaseUser
 def edit_blocker(assignment: Assignment, *, now: datetime | None = None) -> str:
     """Why the rater can no longer change this submitted item, in their words ("" when they can).
 
-    One query (whether an inspector has acted); `assignment.item.study` should be loaded.
+    The edit window (issue 21, issue 22 finding 2): a rater may change round 1 only while the item
+    is still "open" (collecting ratings). Once it has left "open" (in an inspector's queue, returned
+    to someone, decided) the inspector is judging exactly the labels stored at that moment, and the
+    agreement reports read them as round 1, so nobody may change them. No query;
+    `assignment.item.study` should be loaded.
     """
     now = now or timezone.now()
     item = assignment.item
     study = item.study
     if assignment.state != Assignment.State.SUBMITTED or assignment.round != 1:
-        return "Only a submitted item can be edited; after an inspector returns it, revise it instead."
+        return _("Only a submitted item can be edited; after an inspector returns it, revise it instead.")
     if item.status == Item.Status.CALIBRATION:
-        return "Calibration answers are final."
+        return _("Calibration answers are final.")
+    if item.status == Item.Status.INSPECTION:
+        return _("This item is in an inspector's queue, so your labels can no longer be changed.")
+    if item.status != Item.Status.OPEN:  # returned to a rater, or decided
+        return _("An inspector has started on this item or it has been decided, so your labels can no "
+                 "longer be changed.")
     if study.status != Study.Status.RUNNING:
-        return "The study is not running."
+        return _("The study is not running, so your labels can no longer be changed.")
     window = study.edit_window_minutes
     if window is not None and assignment.submitted_at and assignment.submitted_at + timedelta(minutes=window) <= now:
-        return f"The study's edit window ({window} minutes after submitting) has closed."
-    if item.status not in (Item.Status.OPEN, Item.Status.INSPECTION) or Inspection.objects.filter(item=item).exists():
-        return "An inspector has started on this item; it can no longer be edited."
+        return ngettext(
+            "The study's edit window (%(count)d minute after submitting) has closed.",
+            "The study's edit window (%(count)d minutes after submitting) has closed.", window,
+        ) % {"count": window}
     return ""
 
 

@@ -143,15 +143,20 @@ def test_a_rater_edits_a_submitted_item_before_inspection(study, physician_a):
 
 
 def test_the_inspection_shows_only_the_edited_labels_as_first_round(study, physician_a, physician_b, inspector):
-    item, a, b = disagree(study, physician_a, physician_b)
-    assert item.status == Item.Status.INSPECTION
+    # Edited while the item is still open (issue 21: no edits once it has left "open").
+    a = claim_and_submit(study, physician_a, {"narrative-quality": "2", "criterion-validity": "agree"})
     labels = labels_for(a, {"narrative-quality": "0", "criterion-validity": "agree"}, "on reflection, poor")
     rating_edit(assignment=a, rater=physician_a, labels=labels)
+    b = assignment_claim_next(study=study, rater=physician_b)
+    rating_submit(assignment=b, rater=physician_b, seconds_spent=5,
+                  labels=labels_for(b, {"narrative-quality": "1", "criterion-validity": "agree"}))
+    item = Item.objects.get(pk=a.item_id)
+    assert item.status == Item.Status.INSPECTION
     view = inspection_view(item=item)
     narrative = next(c for c in view.fields if c.field.id == "narrative-quality|")
     mine = next(cell for cell in narrative.cells if cell.assignment.pk == a.pk)
     assert mine.first.label == "0" and mine.latest.label == "0" and not mine.changed
-    assert not narrative.differs and not narrative.first_round_differs
+    assert {cell.first.label for cell in narrative.cells} == {"0", "1"}  # the pre-edit "2" is nowhere
 
 
 def test_editing_ends_when_an_inspector_acts(study, physician_a, physician_b, inspector):
@@ -193,7 +198,7 @@ def test_the_page_edits_a_submitted_item_and_undo_reopens_it(client, study, phys
     assert page.context["undo"].pk == first.pk
     # u: the new claim (no draft) is given back and the last submission opens for changes.
     response = client.post(reverse("annotation:undo_submit", args=[following.pk]))
-    assert response["Location"] == reverse("annotation:rate", args=[first.pk])
+    assert response["Location"] == reverse("annotation:rate", args=[first.pk]) + "?edit=1"
     following.refresh_from_db()
     assert following.state == Assignment.State.EXPIRED
     assert ReviewEvent.objects.filter(assignment=following, kind=ReviewEvent.Kind.RELEASED).exists()
@@ -238,11 +243,15 @@ def test_stopping_for_the_day_releases_a_claim_without_a_draft_only(client, stud
 def test_the_api_edits_releases_and_refuses_an_edit_after_inspection(study, admin, physician_a, physician_b,
                                                                      inspector):
     api = api_client_for(physician_a)
-    item, a, b = disagree(study, physician_a, physician_b)
+    a = claim_and_submit(study, physician_a, {"narrative-quality": "2", "criterion-validity": "agree"})
     labels = labels_for(a, {"narrative-quality": "1", "criterion-validity": "agree"})
     response = api.post(api_url("edit", pk=a.pk), {"labels": labels, "seconds_spent": 5}, format="json")
     assert response.status_code == 200 and response.json()["assignment"]["state"] == "submitted"
     assert Rating.objects.get(assignment=a, field_key="").label == "1"
+    b = assignment_claim_next(study=study, rater=physician_b)
+    rating_submit(assignment=b, rater=physician_b, seconds_spent=5,
+                  labels=labels_for(b, {"narrative-quality": "0", "criterion-validity": "agree"}))
+    item = Item.objects.get(pk=a.item_id)
     inspection_return(item=item, inspector=inspector, assignment=b, comment="Again")
     response = api.post(api_url("edit", pk=a.pk), {"labels": labels, "seconds_spent": 5}, format="json")
     assert response.status_code == 409 and "inspector" in response.json()["detail"]
@@ -264,7 +273,7 @@ def test_an_edit_in_progress_survives_a_reload_and_changes_nothing_until_saved(c
                            {"narrative-quality|": "0", "seconds_spent": "3"})
     assert response.status_code == 200 and "Save changes" in response.json()["notice"]
     assert Rating.objects.get(assignment=done, field_key="").label == "2"
-    page = client.get(reverse("annotation:rate", args=[done.pk]))
+    page = client.get(reverse("annotation:rate", args=[done.pk]) + "?edit=1")  # Edit (issue 21)
     shown = {row.id: row.label for g in page.context["groups"] for row in g.rows}
     assert shown["narrative-quality|"] == "0"
     labels = labels_for(done, {"narrative-quality": "0", "criterion-validity": "agree"})

@@ -271,7 +271,7 @@ def test_it_shows_submitted_work_read_only(client, study, physician_a):
     assert " disabled" in page and "checked" in page
     assert 'id="submit-rating"' not in page
     response = client.post(reverse("annotation:rate", args=[assignment.pk]), form_data(labels_for(assignment)))
-    assert response.status_code == 400
+    assert response.status_code == 409  # a conflict: the edit window has closed (issue 21)
     assert Rating.objects.filter(assignment=assignment).count() == len(labels_for(assignment))
 
 
