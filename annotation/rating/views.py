@@ -25,6 +25,7 @@ from annotation.fields import Field, item_fields
 from annotation.labels import clean_entries
 from annotation.models import Assignment, Item
 from annotation.protocols import has_next_phase, protocol_for, requested_phase, submission_labels
+from annotation.rating.busy import answers_busy_database
 from annotation.rating.forms import SkipForm
 from annotation.rating.screen import (
     AFTER_SUBMIT_COOKIE,
@@ -77,6 +78,7 @@ def next_item(request: HttpRequest, study_pk: int) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
+@answers_busy_database(json=False)
 def rate(request: HttpRequest, pk: int) -> HttpResponse:
     assignment = access.access_assignment_for_rating(request.user, pk)
     phase = requested_phase(request)
@@ -125,6 +127,7 @@ def _continue_to_next_phase(request: HttpRequest, assignment: Assignment, phase:
 
 
 @require_http_methods(["POST"])
+@answers_busy_database(json=True)
 def save_draft(request: HttpRequest, pk: int) -> JsonResponse:
     assignment = access.access_assignment_for_rating(request.user, pk)
     fields = item_fields(assignment.item)
@@ -168,6 +171,7 @@ def skip(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_POST
+@answers_busy_database(json=False)
 def submit_and_next(request: HttpRequest, pk: int) -> HttpResponse:
     rate = resolve(reverse("annotation:rate", kwargs={"pk": pk})).func
     response = rate(request, pk=pk)

@@ -123,11 +123,19 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # WAL lets the worker and the web process read while the other writes; the timeout waits
-    # out short write locks instead of failing with "database is locked".
-    DATABASES["default"].setdefault("OPTIONS", {}).update(
-        {"timeout": 20, "init_command": "PRAGMA journal_mode=WAL;"}
-    )
+    # SQLite as an embedded default that behaves (issue 21), not one that only starts:
+    # - WAL lets the worker and the web process read while the other writes;
+    # - busy_timeout (and `timeout`, the same wait in Python's driver) waits out a short write lock
+    #   instead of failing with "database is locked";
+    # - IMMEDIATE takes the write lock when a transaction begins: a deferred transaction that reads
+    #   first and then writes cannot wait for the lock (SQLite answers SQLITE_BUSY at once, whatever
+    #   the timeout), which is what made a submit during an autosave fail with a 500;
+    # - synchronous=NORMAL is safe under WAL (a power cut loses at most the last commits, never the file).
+    DATABASES["default"].setdefault("OPTIONS", {}).update({
+        "timeout": 20,
+        "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA busy_timeout=20000; PRAGMA synchronous=NORMAL;",
+    })
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

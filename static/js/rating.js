@@ -278,14 +278,15 @@
     var saving = false;
     var again = false;
 
+    var inflight = null;  // the autosave on the wire: a submit waits for it (issue 21)
     function saveNow() {
       if (!editable || destroyed) return Promise.resolve();
-      if (saving) { again = true; return Promise.resolve(); }
+      if (saving) { again = true; return inflight || Promise.resolve(); }
       saving = true;
       syncSeconds();
       var body = new FormData(form);
       setStatus(gettext("Saving…"), "pending");
-      return fetch(draftUrl, {
+      inflight = fetch(draftUrl, {
         method: "POST",
         body: body,
         credentials: "same-origin",
@@ -305,6 +306,11 @@
           } else if (response.status === 401 || response.status === 403) {
             storeLocal(false);
             setStatus(gettext("Signed out — kept locally; sign in again in another tab"), "error");
+          } else if (response.status === 503 && data.busy) {
+            // A busy database: nothing stored; the labels stay here and locally, and the save is retried.
+            storeLocal(false);
+            setStatus((data.errors || []).join(" "), "pending");
+            again = true;
           } else {
             throw new Error("HTTP " + response.status);
           }
@@ -315,8 +321,10 @@
         setStatus(gettext("Offline — kept locally"), "offline");
       }).finally(function () {
         saving = false;
-        if (again && !destroyed) { again = false; schedule(); }
+        inflight = null;
+        if (again && !destroyed && !submitting) { again = false; schedule(); }
       });
+      return inflight;
     }
 
     function schedule() {
@@ -356,12 +364,23 @@
 
     /* ---------- submit: fetch, then swap in the page the server answers with ---------- */
     var submitting = false;
-    function submitForm(submitter, startedAt) {
-      if (submitting) return;
+    var BUSY_RETRIES = 8;
+    function submitForm(submitter, startedAt, attempt) {
+      if (submitting && !attempt) return;
       submitting = true;
+      attempt = attempt || 0;
       var t0 = typeof startedAt === "number" ? startedAt : performance.now();
+      // The submit carries every label itself, so a save still waiting to start is dropped, but one
+      // already on the wire is finished first: two writes of one item never race (issue 21).
       clearTimeout(timer);
       timer = null;
+      again = false;
+      (inflight || Promise.resolve()).then(function () { return null; }, function () { return null; }).then(function () {
+        if (destroyed) return;
+        postSubmit(submitter, t0, attempt);
+      });
+    }
+    function postSubmit(submitter, t0, attempt) {
       syncSeconds();
       var body = new FormData(form);
       if (submitter && submitter.name) body.append(submitter.name, submitter.value);
@@ -370,9 +389,17 @@
         method: "POST", body: body, credentials: "same-origin", headers: { "X-Requested-With": "fetch" }
       }).then(function (response) {
         var answered = performance.now();
+        if (response.status === 503 && attempt < BUSY_RETRIES) {
+          // A busy database: nothing was submitted. Say so, keep the labels, and try again shortly.
+          storeLocal(false);
+          setStatus(gettext("Not submitted: the database is busy. Your labels are kept; trying again…"), "pending");
+          var wait = (parseInt(response.headers.get("Retry-After") || "1", 10) || 1) * 1000 * (1 + attempt / 2);
+          setTimeout(function () { if (!destroyed) submitForm(submitter, t0, attempt + 1); }, wait);
+          return null;
+        }
         return response.text().then(function (html) {
           timing.last = { server_ms: Math.round((answered - t0) * 10) / 10 };
-          if (!swapIn(html, response, t0)) {
+          if (response.status === 503 || !swapIn(html, response, t0)) {
             // Not one of our pages (a proxy or server error): the labels stay here and locally.
             submitting = false;
             storeLocal(false);

@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from annotation.models import Rating
 from tests.annotation.builders import claim_and_submit, disagree, make_running_study
-from tests.browser.conftest import sign_in
+from tests.browser.conftest import sign_in, submit_and_wait
 from tests.conftest import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -75,3 +75,57 @@ def test_it_shows_why_an_item_in_inspection_is_read_only(live_server, new_page, 
     page.wait_for_timeout(300)
     assert _checked(page, 0) == "2"
     assert page.url.endswith("?edit=1")
+
+
+# --- a submit during an autosave, a busy database (issue 21) -----------------------------------------
+
+
+def _claim(page, live_server) -> None:
+    page.focus("button.next-item")
+    page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(r"/review/assignments/\d+/$"))
+
+
+def test_it_finishes_the_autosave_on_the_wire_before_submitting(live_server, new_page, study, physician_a):
+    page = new_page()
+    sign_in(page, live_server, "physician_a", PASSWORD)
+    _claim(page, live_server)
+    log: list[str] = []
+    page.on("request", lambda r: log.append("draft-sent" if "/draft/" in r.url else "submit-sent")
+            if r.method == "POST" else None)
+    page.on("requestfinished", lambda r: log.append("draft-done") if r.method == "POST" and "/draft/" in r.url
+            else None)
+    for key in "2yy":
+        page.keyboard.press(key)
+    with page.expect_request(lambda r: r.method == "POST" and "/draft/" in r.url):
+        page.keyboard.press("y")  # the last label; its autosave goes out after 0.8 s
+    submit_and_wait(page, lambda: page.keyboard.press("Enter"))
+    assert "submit-sent" in log
+    assert log.index("draft-done") < log.index("submit-sent"), log
+    assert Rating.objects.filter(assignment__rater=physician_a).count() == 4
+
+
+def test_it_retries_a_submit_the_busy_database_refused(live_server, new_page, study, physician_a):
+    page = new_page()
+    sign_in(page, live_server, "physician_a", PASSWORD)
+    _claim(page, live_server)
+    answered = {"busy": 0}
+
+    def busy_once(route):
+        if answered["busy"] == 0:
+            answered["busy"] += 1
+            route.fulfill(status=503, headers={"Retry-After": "1", "Content-Type": "text/html"},
+                          body="<html><body><main><p>busy</p></main></body></html>")
+        else:
+            route.continue_()
+
+    page.route(re.compile(r"/submit-next/$"), busy_once)
+    for key in "2yyy":
+        page.keyboard.press(key)
+    page.keyboard.press("Enter")
+    expect(page.locator("#save-status")).to_contain_text("Not submitted")
+    expect(page.locator("#save-status")).to_contain_text("labels are kept")
+    assert page.locator("#rating-form").count() == 1 and _checked(page, 0) == "2"
+    page.wait_for_function("window.medreviewTiming && window.medreviewTiming.items.length > 0")
+    assert answered["busy"] == 1
+    assert Rating.objects.filter(assignment__rater=physician_a).count() == 4
