@@ -145,25 +145,19 @@ def task_short_name(field: Field) -> str:
 
 
 def field_title(field: Field, number: int) -> str:
-    """`number`: the field's 1-based position among its task's fields on this item."""
+    """`number`: the field's 1-based position on the item's screen, the number its badge shows
+    (issue 21: one numbering; an MCQ is named by its question number, which its row shows)."""
     short = task_short_name(field)
     if field.mcq is not None:
         return _("Question %(number)s, %(check)s") % {"number": field.mcq.order, "check": short}
-    if field.criterion is not None:
-        return _("Criterion %(number)s, %(check)s") % {"number": number, "check": short}
     if field.task.target in (TaskTarget.RESPONSE_AXIS, TaskTarget.TRANSLATION):
-        return _("%(axis)s, %(check)s") % {"axis": field.label, "check": short}
-    return short[:1].upper() + short[1:]
+        return _("Field %(number)s, %(axis)s, %(check)s") % {"number": number, "axis": field.label, "check": short}
+    return _("Field %(number)s, %(check)s") % {"number": number, "check": short}
 
 
 def field_titles(fields: list[Field]) -> dict[str, str]:
-    """{Field.id: title} for the fields of one item, numbered per task."""
-    seen: dict[int, int] = {}
-    titles = {}
-    for f in fields:
-        seen[f.task.pk] = seen.get(f.task.pk, 0) + 1
-        titles[f.id] = field_title(f, seen[f.task.pk])
-    return titles
+    """{Field.id: title} for the fields of one item, numbered as the screen badges them (1, 2, ...)."""
+    return {f.id: field_title(f, number) for number, f in enumerate(fields, start=1)}
 
 
 def choices_text(field: Field) -> str:

@@ -65,9 +65,9 @@ def test_enter_during_the_autosave_delay_with_a_missing_label_loses_nothing(live
     # Enter at once, well inside the 0.8 s autosave delay; two criteria are still unanswered.
     submit_and_wait(page, lambda: page.keyboard.press("Enter"))
     expect(page.locator(".field.has-error").first).to_be_visible()
-    expect(page.locator("#rating-form")).to_contain_text("Criterion 2, validity: a label is required")
+    expect(page.locator("#rating-form")).to_contain_text("Field 3, validity: a label is required")
     expect(page.locator("#field-2")).to_have_class(re.compile(r"\bfocused\b"))  # the first field in error
-    expect(page.locator(".error-list a").first).to_have_text(re.compile(r"^Criterion 2, validity: a label is required"))
+    expect(page.locator(".error-list a").first).to_have_text(re.compile(r"^Field 3, validity: a label is required"))
     assignment = Assignment.objects.get(rater=physician_a)
     fields = item_fields(assignment.item)
     assert {fid: e["label"] for fid, e in assignment.draft.items() if e["label"]} == {

@@ -65,7 +65,7 @@ def test_a_failed_adjudication_keeps_what_the_inspector_typed(client, study, phy
     assert response.status_code == 400
     page = response.content.decode()
     assert "Per the 2024 guideline</textarea>" in page
-    assert "a final label is required" in page and "Criterion 1, validity" in page
+    assert "a final label is required" in page and "Field 2, validity" in page
     assert '<option value="1" selected>' in page
 
 
