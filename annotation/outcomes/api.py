@@ -19,7 +19,13 @@ from annotation import access
 from annotation.models import Study
 from annotation.outcomes import label_exports
 from annotation.outcomes.curation.service import curation_create
-from annotation.outcomes.responses import check_label_format, events_response, history_url, labels_response
+from annotation.outcomes.responses import (
+    check_label_format,
+    events_response,
+    history_url,
+    labels_response,
+    wants_calibration,
+)
 from annotation.outcomes.selectors import study_effort
 from annotation.outcomes.serializers import CurationInputSerializer, CurationSerializer
 from annotation.outcomes.services import study_record_export
@@ -29,6 +35,12 @@ from medreview.drf import TokenFirstAPIView
 
 LABEL_FORMAT = OpenApiParameter("fmt", str, OpenApiParameter.PATH, enum=list(label_exports.FORMATS),
                                 description="csv, jsonl or xlsx (xlsx adds an effort sheet)")
+
+
+CALIBRATION = OpenApiParameter(
+    "calibration", str, OpenApiParameter.QUERY, enum=["1"],
+    description="1: include calibration items' labels (known answers rated before a study, round 0), each row "
+                "marked calibration=true; left out by default so they never mix into a study's figures")
 
 
 EVENT_FORMAT = OpenApiParameter("fmt", str, OpenApiParameter.PATH, enum=["jsonl", "csv"])
@@ -42,17 +54,18 @@ FILE = {(200, "application/octet-stream"): OpenApiResponse(OpenApiTypes.BINARY)}
 
 
 class StudyLabelsExportAPI(TokenFirstAPIView):
-    @extend_schema(parameters=[LABEL_FORMAT], responses=FILE,
+    @extend_schema(parameters=[LABEL_FORMAT, CALIBRATION], responses=FILE,
                    summary="Final, first-round and later-round labels of a study, long format")
     def get(self, request: Request, study_pk: int, fmt: str) -> HttpResponse:
         study = access.access_study_for_export(request.user, study_pk)
         check_label_format(fmt)
         study_record_export(study=study, actor=request.user, what="labels", fmt=fmt, via="api")
-        return labels_response([study], fmt, f"study-{study.pk}-labels")
+        return labels_response([study], fmt, f"study-{study.pk}-labels",
+                               calibration=wants_calibration(request.query_params))
 
 
 class ReleaseLabelsExportAPI(TokenFirstAPIView):
-    @extend_schema(parameters=[LABEL_FORMAT], responses=FILE,
+    @extend_schema(parameters=[LABEL_FORMAT, CALIBRATION], responses=FILE,
                    summary="The same, over every study that reviews one release's cases")
     def get(self, request: Request, pk: int, fmt: str) -> HttpResponse:
         release = access_release_for_browsing(request.user, pk)
@@ -61,7 +74,8 @@ class ReleaseLabelsExportAPI(TokenFirstAPIView):
         for study in studies:
             study_record_export(study=study, actor=request.user, what="labels", fmt=fmt, release=release.pk,
                                 via="api")
-        return labels_response(studies, fmt, f"release-{release.pk}-labels")
+        return labels_response(studies, fmt, f"release-{release.pk}-labels",
+                               calibration=wants_calibration(request.query_params))
 
 
 class StudyEventsExportAPI(TokenFirstAPIView):

@@ -21,7 +21,7 @@ from medreview.text.tabular import spreadsheet_safe
 LABEL_COLUMNS = (
     "study", "item", "item_key", "item_status", "dataset", "case", "revision", "release", "task", "field",
     "position", "kind", "round", "rater", "label", "rule", "source", "reason", "comment", "seconds", "created_at",
-    "model_a", "model_b", "order_shown", "preferred_model",
+    "model_a", "model_b", "order_shown", "preferred_model", "calibration",
 )
 EFFORT_COLUMNS = ("rater", "items", "rounds", "seconds", "hours", "items_per_hour", "hourly_rate", "cost")
 FORMATS = {
@@ -36,13 +36,23 @@ def _preferred(o: FieldOutcome, label: str | None) -> str:
     return {"A": o.model_a, "B": o.model_b}.get(label or "", "") if o.model_a else ""
 
 
-def label_rows(outcomes: Iterable[FieldOutcome]) -> Iterator[dict[str, Any]]:
+CALIBRATION_STATUS = "calibration"  # Item.Status.CALIBRATION (no model import in this module)
+
+
+def label_rows(outcomes: Iterable[FieldOutcome], *, calibration: bool = False) -> Iterator[dict[str, Any]]:
     """The long-format rows: for each field its final decision, then its ratings by round.
 
     Pairwise labels are canonical (A = `model_a`); each rating row names the order its rater was
-    shown (`order_shown`: ab = model_a first) and the model the label prefers."""
+    shown (`order_shown`: ab = model_a first) and the model the label prefers. Calibration items
+    (known answers newcomers rate before a study, round 0) are left out unless `calibration` is
+    asked for, and their rows carry `calibration=true`, so they never mix into a study's figures
+    unnoticed (issue 21)."""
     for o in outcomes:
+        is_calibration = o.item_status == CALIBRATION_STATUS
+        if is_calibration and not calibration:
+            continue
         common = {
+            "calibration": is_calibration,
             "study": o.study_id, "item": o.item_id, "item_key": o.item_key, "item_status": o.item_status,
             "dataset": o.dataset, "case": o.case, "revision": o.revision_id, "release": o.release_id,
             "task": o.task, "field": o.field_key, "position": o.position, "model_a": o.model_a, "model_b": o.model_b,

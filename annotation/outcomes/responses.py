@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.urls import reverse
@@ -26,10 +26,15 @@ def check_label_format(fmt: str) -> None:
         raise Http404("Unknown format.")
 
 
-def labels_response(studies: list[Study], fmt: str, name: str) -> HttpResponse:
+def wants_calibration(query: Mapping[str, str]) -> bool:
+    """`?calibration=1` (or true/yes): include calibration items' labels, marked calibration=true."""
+    return (query.get("calibration") or "").lower() in ("1", "true", "yes")
+
+
+def labels_response(studies: list[Study], fmt: str, name: str, *, calibration: bool = False) -> HttpResponse:
     check_label_format(fmt)
     content_type, extension = label_exports.FORMATS[fmt]
-    rows = label_exports.label_rows(field_outcomes(studies))
+    rows = label_exports.label_rows(field_outcomes(studies), calibration=calibration)
     response: HttpResponse
     if fmt == "xlsx":
         response = HttpResponse(label_exports.labels_xlsx(rows, [study_effort(s) for s in studies]),

@@ -16,7 +16,13 @@ from annotation import access
 from annotation.models import Curation, Study
 from annotation.outcomes.curation.forms import CurationForm
 from annotation.outcomes.curation.service import curation_create, curation_files
-from annotation.outcomes.responses import check_label_format, events_response, history_url, labels_response
+from annotation.outcomes.responses import (
+    check_label_format,
+    events_response,
+    history_url,
+    labels_response,
+    wants_calibration,
+)
 from annotation.outcomes.services import study_record_export, study_set_hourly_rate
 from cases.access import access_release_for_browsing
 from cases.exporters import CurationRules
@@ -26,7 +32,8 @@ def study_labels_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse
     study = access.access_study_for_export(request.user, pk)
     check_label_format(fmt)
     study_record_export(study=study, actor=request.user, what="labels", fmt=fmt, via="page")
-    return labels_response([study], fmt, f"study-{study.pk}-labels")
+    return labels_response([study], fmt, f"study-{study.pk}-labels",
+                               calibration=wants_calibration(request.GET))
 
 
 def release_labels_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
@@ -35,7 +42,8 @@ def release_labels_export(request: HttpRequest, pk: int, fmt: str) -> HttpRespon
     studies = list(Study.objects.filter(items__revision__release=release).distinct().order_by("pk"))
     for study in studies:
         study_record_export(study=study, actor=request.user, what="labels", fmt=fmt, release=release.pk, via="page")
-    return labels_response(studies, fmt, f"release-{release.pk}-labels")
+    return labels_response(studies, fmt, f"release-{release.pk}-labels",
+                               calibration=wants_calibration(request.GET))
 
 
 def study_events_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:

@@ -1,7 +1,10 @@
 """python manage.py export_labels (--study ID | --release ID) [--format csv|jsonl|xlsx] [--output FILE]
+    [--calibration]
 
 Final labels (with the rule and source that decided each), first-round labels and every later
 round, one row each (long format); raters by pseudonym. XLSX adds the studies' effort and cost.
+Calibration items' labels are left out unless --calibration is given; then they carry
+calibration=true.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ class Command(BaseCommand):
         which.add_argument("--release", type=int, help="Every study that reviews this release's cases")
         parser.add_argument("--format", choices=sorted(FORMATS), default="csv")
         parser.add_argument("--output", help="File to write (default: standard output; XLSX needs a file)")
+        parser.add_argument("--calibration", action="store_true",
+                            help="Include calibration items' labels (marked calibration=true); left out by default")
 
     def handle(self, *args: Any, **o: Any) -> None:
         if o["study"] is not None:
@@ -40,7 +45,7 @@ class Command(BaseCommand):
             studies = list(Study.objects.filter(items__revision__release=release).distinct().order_by("pk"))
         for study in studies:
             study_record_export(study=study, actor=None, what="labels", fmt=o["format"], via="command")
-        rows = label_rows(field_outcomes(studies))
+        rows = label_rows(field_outcomes(studies), calibration=o["calibration"])
         if o["format"] == "xlsx":
             if not o["output"]:
                 raise CommandError("--format xlsx needs --output FILE")
