@@ -26,18 +26,24 @@ def _is_penalty(field: Field) -> bool:
 
 @register.simple_tag
 def criterion_lead(field: Field) -> str:
-    """What the criterion does to a response, with its points: read before the criterion's text."""
+    """The row's question, by the criterion's sign, read just before the criterion's text (its
+    points are in the badge after it). One short phrase, so a case with six criteria still fits one
+    screen; Table 10's full question is the lead's tooltip (`criterion_question`) and in the task's
+    instructions."""
     if field.criterion is None:
         return ""
-    points = f"{field.criterion.points:+d}".replace("-", "\u2212")
-    if _is_penalty(field):
-        return _("Penalises a response that does this (%(points)s):") % {"points": points}
-    return _("Rewards a response that does this (%(points)s):") % {"points": points}
+    penalty = _is_penalty(field)
+    if field.task.target == TaskTarget.RESPONSE_CRITERION:
+        return _("Met = the response makes this error:") if penalty else _("Met = the response does this:")
+    if field.task.target == TaskTarget.CRITERION:
+        return (_("A valid check? Penalises a response that:") if penalty
+                else _("A valid check? Rewards a response that:"))
+    return _("Penalises a response that:") if penalty else _("Rewards a response that:")
 
 
 @register.simple_tag
 def criterion_question(field: Field) -> str:
-    """The question the row asks, and what each choice means for this criterion's sign."""
+    """The paper's question in full, with what each choice means for this criterion's sign."""
     if field.criterion is None:
         return ""
     if field.task.target == TaskTarget.CRITERION:

@@ -1,7 +1,8 @@
 """Issue 21: criterion rows worded by the criterion's sign, in English and Chinese.
 
 Every criterion row asks LiveMedBench Table 10's question; a penalty criterion reads as what it
-checks ("Penalises a response that does this (−5): Recommends antibiotics"); on grader reliability
+checks ("A valid check? Penalises a response that: Recommends antibiotics −5 pts"), with Table 10's
+full question as its tooltip; on grader reliability
 "met" on a penalty criterion plainly means the error is present. The stored labels are unchanged.
 """
 
@@ -18,11 +19,12 @@ from tests.annotation.builders import form_data, labels_for, make_running_study,
 from tests.conftest import login
 from tests.factories import make_case, make_release, make_response
 
-PENALTY_LEAD = {"en": "Penalises a response that does this (−5):", "zh-hans": "对做出此行为的回答扣分（−5）："}
-REWARD_LEAD = {"en": "Rewards a response that does this (+8):", "zh-hans": "对做出此行为的回答加分（+8）："}
+PENALTY_LEAD = {"en": "A valid check? Penalises a response that:", "zh-hans": "是否为有效检查项？对做出以下行为的回答扣分："}
+REWARD_LEAD = {"en": "A valid check? Rewards a response that:", "zh-hans": "是否为有效检查项？对做出以下行为的回答加分："}
 VALIDITY_QUESTION = {"en": "Is this a medically necessary, correct check for this case?",
                      "zh-hans": "这是否是针对本病例在医学上必要且正确的检查项？"}
-PENALTY_MET = {"en": "Met: the error is present.", "zh-hans": "满足：回答存在该错误。"}
+PENALTY_AGREE = {"en": "Agree: it is right to penalise a response for this.", "zh-hans": "同意：回答若有此行为就应扣分。"}
+PENALTY_MET = {"en": "Met = the response makes this error:", "zh-hans": "满足 = 回答犯了以下错误："}
 
 
 def _page(client, user, language: str, pk: int) -> str:
@@ -38,6 +40,7 @@ def test_it_asks_the_papers_question_and_shows_penalties_as_what_they_check(clie
     page = _page(client, physician_a, language, a.pk)
     assert page.count(VALIDITY_QUESTION[language]) == 3  # one per criterion row
     assert PENALTY_LEAD[language] in page and REWARD_LEAD[language] in page
+    assert page.count(PENALTY_AGREE[language]) == 1  # the one penalty criterion
     assert re.search(re.escape(PENALTY_LEAD[language]) + r'</span>\s*<span class="field-label"[^>]*>Recommends antibiotics',
                      page)
 

@@ -216,3 +216,19 @@ def test_it_never_changes_round_one_under_a_concurrent_inspector(postgres_only, 
     for _ in range(ROUNDS):
         _race_once(study, rater_a, rater_b, outcomes)
     assert outcomes["edited"] + outcomes["refused"] == ROUNDS
+
+
+def test_it_refuses_an_inspector_who_also_rates_rewriting_round_one(admin, physician_b):
+    """Issue 22, finding 2: a user who is both inspector and rater of a study, whose disagreeing
+    submit sent the item to inspection, cannot make round 1 agree through the edit API."""
+    both = make_user("rater_inspector", role="inspector")
+    study = make_running_study(admin, [both, physician_b], inspectors=[both], cases=1)
+    item, mine, theirs = disagree(study, both, physician_b)
+    theirs_labels = {f"{r.task.slug}|{r.field_key}": {"label": r.label, "comment": ""}
+                     for r in Rating.objects.filter(assignment=theirs).select_related("task")}
+    before = _stored(mine)
+    response = api_client_for(both).post(api_url("edit", pk=mine.pk), {"labels": theirs_labels, "seconds_spent": 1},
+                                         format="json")
+    assert response.status_code in (404, 409)  # 404 if the access check already hides it; never 200
+    assert _stored(mine) == before != _stored(theirs)
+    assert Item.objects.get(pk=item.pk).status == Item.Status.INSPECTION
