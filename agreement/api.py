@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 from agreement import exports
 from agreement.access import (
     PERMISSIONS,
+    access_item_ids_blinded_for_export,
     access_release_for_report,
     access_studies_for_report,
     access_study_for_report,
@@ -118,7 +119,8 @@ class StudyLabelsAPI(APIView):
                    summary="Raw labels of a study in long format, all rounds, raters by pseudonym")
     def get(self, request: Request, pk: int) -> StreamingHttpResponse:
         study = access_study_for_report(request.user, pk)
-        response = StreamingHttpResponse(exports.raw_labels_lines(Selection(study_id=study.pk)),
+        response = StreamingHttpResponse(exports.raw_labels_lines(
+            Selection(study_id=study.pk), hidden_items=access_item_ids_blinded_for_export(request.user, [study.pk])),
                                          content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="labels-study{study.pk}.csv"'
         return response

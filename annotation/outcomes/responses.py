@@ -26,10 +26,12 @@ def check_label_format(fmt: str) -> None:
         raise Http404("Unknown format.")
 
 
-def labels_response(studies: list[Study], fmt: str, name: str) -> HttpResponse:
+def labels_response(user: AnyUser, studies: list[Study], fmt: str, name: str) -> HttpResponse:
+    """The label export `user` may read: items they still rate while open are left out (issue 22)."""
     check_label_format(fmt)
     content_type, extension = label_exports.FORMATS[fmt]
-    rows = label_exports.label_rows(field_outcomes(studies))
+    hidden = access.access_item_ids_blinded_for_export(user, [s.pk for s in studies])
+    rows = label_exports.label_rows(o for o in field_outcomes(studies) if o.item_id not in hidden)
     response: HttpResponse
     if fmt == "xlsx":
         response = HttpResponse(label_exports.labels_xlsx(rows, [study_effort(s) for s in studies]),
@@ -48,6 +50,7 @@ def events_response(user: AnyUser, study_pk: int, fmt: str, *, real_names: bool,
         raise Http404("Unknown format.")
     if real_names:
         access.check_can_see_real_names(user)
+    access.check_can_export_events(user, study)
     study_record_export(study=study, actor=user, what="events", fmt=fmt, real_names=real_names, via=via)
     records = event_records(study, real_names=real_names)
     lines = events_jsonl(records) if fmt == "jsonl" else events_csv(records, real_names=real_names)

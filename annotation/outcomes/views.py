@@ -26,7 +26,7 @@ def study_labels_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse
     study = access.access_study_for_export(request.user, pk)
     check_label_format(fmt)
     study_record_export(study=study, actor=request.user, what="labels", fmt=fmt, via="page")
-    return labels_response([study], fmt, f"study-{study.pk}-labels")
+    return labels_response(request.user, [study], fmt, f"study-{study.pk}-labels")
 
 
 def release_labels_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
@@ -35,7 +35,7 @@ def release_labels_export(request: HttpRequest, pk: int, fmt: str) -> HttpRespon
     studies = list(Study.objects.filter(items__revision__release=release).distinct().order_by("pk"))
     for study in studies:
         study_record_export(study=study, actor=request.user, what="labels", fmt=fmt, release=release.pk, via="page")
-    return labels_response(studies, fmt, f"release-{release.pk}-labels")
+    return labels_response(request.user, studies, fmt, f"release-{release.pk}-labels")
 
 
 def study_events_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
