@@ -23,7 +23,7 @@ from accounts.roles import AnyUser
 from annotation.access import check_can_curate
 from annotation.models import Curation, ReviewEvent, Study
 from annotation.outcomes.curation.build import CurationBuild, build_curation
-from cases.exporters import MANIFEST_NAME, CurationRules, sha256_hex
+from cases.exporters import CHECKSUMS_NAME, MANIFEST_NAME, CurationRules, sha256_hex
 from cases.models import Release
 from medreview.errors import ConflictError
 
@@ -49,10 +49,14 @@ def _move_into_place(staging: Path, name: str) -> None:
 
 
 def _same(existing: Curation, release: Release, studies: Sequence[Study], built: CurationBuild) -> bool:
+    """Same inputs and the same data files; the manifest differs only by the chain heads it records."""
+    def data(files: dict[str, str]) -> dict[str, str]:
+        return {n: d for n, d in files.items() if n not in (MANIFEST_NAME, CHECKSUMS_NAME)}
+
     return (
         existing.release_id == release.pk
         and sorted(existing.studies.values_list("pk", flat=True)) == sorted(s.pk for s in studies)
-        and existing.files == {n: sha256_hex(d) for n, d in built.files.items()}
+        and data(existing.files) == data({n: sha256_hex(d) for n, d in built.files.items()})
     )
 
 
