@@ -15,7 +15,7 @@ from django.views.decorators.http import require_http_methods
 from annotation import access
 from annotation.models import Curation, Study
 from annotation.outcomes.curation.forms import CurationForm
-from annotation.outcomes.curation.service import curation_create, curation_files
+from annotation.outcomes.curation.service import curation_create, curation_file_open, curation_files
 from annotation.outcomes.responses import check_label_format, events_response, history_url, labels_response
 from annotation.outcomes.services import study_record_export, study_set_hourly_rate
 from cases.access import access_release_for_browsing
@@ -90,7 +90,7 @@ def curation_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 def curation_file(request: HttpRequest, pk: int, name: str) -> FileResponse:
     curation: Curation = access.access_curation_for_management(request.user, pk)
-    path = curation_files(curation).get(name)
-    if path is None:
+    opened = curation_file_open(curation, name)
+    if opened is None:
         raise Http404("No such file in this curation.")
-    return FileResponse(path.open("rb"), as_attachment=True, filename=name)
+    return FileResponse(opened, as_attachment=True, filename=name)

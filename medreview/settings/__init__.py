@@ -174,6 +174,14 @@ STORAGES = {
         if env_str("IMPORT_STORAGE", default="database") == "filesystem"
         else "cases.storage.DatabaseStorage"
     },
+    # Curated releases' files (curations/<name>/<file>): in the database too, so every web server and
+    # worker serves them and backing up PostgreSQL keeps them; `CURATION_STORAGE=filesystem` keeps
+    # them under MEDIA_ROOT (which must then be shared and backed up).
+    "curations": {
+        "BACKEND": "django.core.files.storage.FileSystemStorage"
+        if env_str("CURATION_STORAGE", default="database") == "filesystem"
+        else "cases.storage.DatabaseStorage"
+    },
 }
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", default=str(BASE_DIR / "media")))
 MEDIA_URL = "media/"
