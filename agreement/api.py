@@ -25,6 +25,7 @@ from agreement.reports import cached_report
 from agreement.reports.tables.translation import report_as_dict, translation_consistency_report
 from agreement.selectors import Selection
 from agreement.serializers import ReportQuerySerializer, ReportSerializer, StudySummarySerializer
+from annotation.outcomes.audit import HEAD_HEADER, chain_head, head_header
 
 FORMAT_PARAMETER = OpenApiParameter("fmt", str, OpenApiParameter.PATH, enum=list(exports.FORMATS),
                                     description="csv = zip of one CSV per table; xlsx; json; tex (booktabs)")
@@ -123,6 +124,7 @@ class StudyLabelsAPI(APIView):
             Selection(study_id=study.pk), hidden_items=access_item_ids_blinded_for_export(request.user, [study.pk])),
                                          content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="labels-study{study.pk}.csv"'
+        response[HEAD_HEADER] = head_header([chain_head(study)])
         return response
 
 

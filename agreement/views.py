@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Count
+from django.db.models import Count, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -26,6 +26,8 @@ from agreement.reports.presentation import compact_cells, numbered
 from agreement.reports.tables.translation import report_as_dict, translation_consistency_report
 from agreement.reports.words import cell_name
 from agreement.selectors import Selection, study_models
+from annotation.models import Study
+from annotation.outcomes.audit import HEAD_HEADER, chain_head, head_header
 from cases.models import TranslatableField
 
 #: What the export buttons say (the formats' own names; "tex" is LaTeX).
@@ -195,10 +197,17 @@ def release_chart(request: HttpRequest, pk: int, key: str) -> HttpResponse:
     return _chart(ReportFilterForm(request.GET), {"release_id": release.pk}, key)
 
 
+def _studies_of(selection: Selection) -> QuerySet[Study]:
+    if selection.study_id is not None:
+        return Study.objects.filter(pk=selection.study_id)
+    return Study.objects.filter(items__revision__release_id=selection.release_id).distinct().order_by("pk")
+
+
 def _labels_response(request: HttpRequest, selection: Selection, name: str) -> StreamingHttpResponse:
     # Items the reader still rates while open stay out (issue 22: an admin may rate too).
     lines = exports.raw_labels_lines(selection, hidden_items=access_item_ids_blinded_for_export(request.user))
     response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
+    response[HEAD_HEADER] = head_header([chain_head(s) for s in _studies_of(selection)])
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response
 

@@ -51,6 +51,10 @@ def event_records(study: Study, *, real_names: bool = False, seal: bool = True) 
         yield record
 
 
+# Every export carries the chain head of its studies (issue 22): a copy outside the database.
+HEAD_HEADER = "Audit-Chain-Head"
+
+
 def chain_head(study: Study) -> dict[str, Any]:
     """The study's chain head (after sealing): what every export of the study carries, so a copy of
     it lives outside the database (docs/deployment.md, "The audit trail")."""

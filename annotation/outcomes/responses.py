@@ -12,12 +12,16 @@ from accounts.roles import AnyUser
 from annotation import access
 from annotation.models import Study
 from annotation.outcomes import label_exports
-from annotation.outcomes.audit import chain_head, event_records, events_csv, events_jsonl, head_header
+from annotation.outcomes.audit import (
+    HEAD_HEADER,
+    chain_head,
+    event_records,
+    events_csv,
+    events_jsonl,
+    head_header,
+)
 from annotation.outcomes.selectors import field_outcomes, study_effort
 from annotation.outcomes.services import study_record_export
-
-# Every export carries the chain head of its studies (issue 22): a copy outside the database.
-HEAD_HEADER = "Audit-Chain-Head"
 
 
 def history_url(item_id: int) -> str:

@@ -323,3 +323,15 @@ def test_it_warns_at_deploy_while_the_chain_has_no_key(settings) -> None:
     assert [w.id for w in check_audit_chain_key()] == ["annotation.W001"]
     settings.AUDIT_CHAIN_KEYS = {"2026a": KEY_1}
     assert check_audit_chain_key() == []
+
+
+def test_it_writes_the_head_into_the_reports_raw_label_exports(reviewed, admin, client) -> None:
+    release = Item.objects.filter(study=reviewed).first().revision.release_id
+    login_as_admin = client
+    login_as_admin.force_login(admin)
+    for response in (client.get(reverse("agreement:study_labels", args=[reviewed.pk])),
+                     client.get(reverse("agreement:release_labels", args=[release])),
+                     api_client_for(admin).get(reverse("agreement_api:study_labels", kwargs={"pk": reviewed.pk}))):
+        head = AuditChainHead.objects.get(study=reviewed)
+        assert response.status_code == 200
+        assert response["Audit-Chain-Head"] == f"study={reviewed.pk} seq={head.seq} hash={head.hash}"
