@@ -11,6 +11,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from annotation.models.assignments import Assignment
 from annotation.models.chain import GENESIS_HASH
@@ -198,9 +199,10 @@ def _check_head(study_id: int, head: AuditChainHead) -> None:
     expected = [(head.seq, head.hash)] if head.seq else []
     if tail != expected:
         audit_log.error("audit chain of study %s does not end at its head (seq %s): %s", study_id, head.seq, tail[:3])
-        raise AuditChainBroken(
-            f"The audit chain of study {study_id} does not end at its head (event {head.seq}): events were "
-            "removed, unsealed or added outside medreview. Run `manage.py verify_audit_trail --db`.")
+        raise AuditChainBroken(gettext(
+            "The audit chain of study %(study)s does not end at its head (event %(seq)s): events were removed, "
+            "unsealed or added outside medreview. Run `manage.py verify_audit_trail --db`."
+        ) % {"study": study_id, "seq": head.seq})
 
 
 def _refused(event: "ReviewEvent", head: AuditChainHead, grace: timedelta) -> bool:

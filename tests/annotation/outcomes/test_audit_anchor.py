@@ -335,3 +335,39 @@ def test_it_writes_the_head_into_the_reports_raw_label_exports(reviewed, admin, 
         head = AuditChainHead.objects.get(study=reviewed)
         assert response.status_code == 200
         assert response["Audit-Chain-Head"] == f"study={reviewed.pk} seq={head.seq} hash={head.hash}"
+
+
+def test_it_prints_the_head_beside_a_command_line_export(reviewed, tmp_path: Path) -> None:
+    err = StringIO()
+    call_command("export_events", "--study", str(reviewed.pk), "--output", str(tmp_path / "e.jsonl"), stderr=err)
+    head = AuditChainHead.objects.get(study=reviewed)
+    assert f"Audit-Chain-Head: study={reviewed.pk} seq={head.seq} hash={head.hash}" in err.getvalue()
+    err = StringIO()
+    call_command("export_labels", "--study", str(reviewed.pk), "--output", str(tmp_path / "l.csv"), stderr=err)
+    assert f"Audit-Chain-Head: study={reviewed.pk} seq=" in err.getvalue()
+
+
+def test_it_asks_for_a_file_or_the_database() -> None:
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError, match="give an exported file, --db, or both"):
+        call_command("verify_audit_trail")
+
+
+def test_it_says_so_when_an_export_meets_a_broken_chain(reviewed, admin, client) -> None:
+    if connection.vendor == "postgresql":
+        pytest.skip("PostgreSQL's triggers refuse the tampering outright")
+    raw("UPDATE annotation_reviewevent SET seq = NULL, hash = '' WHERE study_id = %s AND seq = %s",
+        [reviewed.pk, last_seq(reviewed)])
+    page = client_for(client, admin).get(reverse("annotation:study_labels_export", args=[reviewed.pk, "csv"]),
+                                         follow=True)
+    assert page.status_code == 200
+    assert "does not end at its head" in " ".join(str(m) for m in page.context["messages"])
+    api = api_client_for(admin).get(reverse("annotation_api:study_events_export",
+                                            kwargs={"study_pk": reviewed.pk, "fmt": "jsonl"}))
+    assert api.status_code == 409 and "does not end at its head" in api.json()["detail"]
+
+
+def client_for(client, user):
+    client.force_login(user)
+    return client
