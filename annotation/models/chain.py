@@ -30,7 +30,7 @@ SEALED_FIELDS = ("sealed_at", "key_id")
 EXPORT_FIELDS = (*HASHED_FIELDS, *SEALED_FIELDS, "id", "item_key", "prev_hash", "hash")
 # How long a review transaction may run between writing an event and committing it: an event
 # written longer than this before the chain was last sealed is refused (backdated, or unsealed).
-SEAL_GRACE = timedelta(minutes=15)
+SEAL_GRACE = timedelta(hours=1)  # AUDIT_SEAL_GRACE_SECONDS's default
 
 
 def timestamp(moment: datetime) -> str:

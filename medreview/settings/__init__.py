@@ -247,7 +247,7 @@ for _key_id, _secret in AUDIT_CHAIN_KEYS.items():
         raise ImproperlyConfigured(f"AUDIT_CHAIN_KEYS: the secret of key {_key_id!r} must be at least 32 characters")
 # A pending event written longer than this before the chain was last sealed is refused (backdated or
 # unsealed by hand); it is the longest a review transaction may take.
-AUDIT_SEAL_GRACE_SECONDS = env_int("AUDIT_SEAL_GRACE_SECONDS", default=900)
+AUDIT_SEAL_GRACE_SECONDS = env_int("AUDIT_SEAL_GRACE_SECONDS", default=3600)
 # Every seal logs the chain's new head to the logger `medreview.audit`; AUDIT_HEAD_LOG_FILE adds a
 # file for it (or route that logger to syslog in LOGGING): a copy of the head outside the database.
 AUDIT_HEAD_LOG_FILE = env_str("AUDIT_HEAD_LOG_FILE", default="")

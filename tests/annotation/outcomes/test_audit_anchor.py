@@ -254,7 +254,7 @@ def test_it_refuses_to_reseal_events_whose_hashes_were_cleared(reviewed, tmp_pat
     third = ReviewEvent.objects.get(study=reviewed, seq=3)
     raw("UPDATE annotation_auditchainhead SET seq = 3, hash = %s WHERE study_id = %s", [third.hash, reviewed.pk])
     raw("UPDATE annotation_reviewevent SET created_at = %s WHERE study_id = %s AND seq IS NULL",
-        [timezone.now() - timedelta(hours=1), reviewed.pk])
+        [timezone.now() - timedelta(days=1), reviewed.pk])
     assert seal_audit_chain(reviewed.pk) == 0
     code, out = verify("--db")
     assert code == 1 and "events were refused sealing" in out
