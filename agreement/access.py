@@ -18,6 +18,9 @@ from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from accounts.roles import AnyUser, is_researcher
+
+# Re-exported: a report reader who also rates sees no open item's labels in the raw-label exports.
+from annotation.access import access_item_ids_blinded_for_export as access_item_ids_blinded_for_export
 from annotation.models import Study
 from cases.models import Release
 

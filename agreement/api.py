@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 from agreement import exports
 from agreement.access import (
     PERMISSIONS,
+    access_item_ids_blinded_for_export,
     access_release_for_report,
     access_studies_for_report,
     access_study_for_report,
@@ -24,6 +25,7 @@ from agreement.reports import cached_report
 from agreement.reports.tables.translation import report_as_dict, translation_consistency_report
 from agreement.selectors import Selection
 from agreement.serializers import ReportQuerySerializer, ReportSerializer, StudySummarySerializer
+from annotation.outcomes.audit import HEAD_HEADER, chain_head, head_header
 
 FORMAT_PARAMETER = OpenApiParameter("fmt", str, OpenApiParameter.PATH, enum=list(exports.FORMATS),
                                     description="csv = zip of one CSV per table; xlsx; json; tex (booktabs)")
@@ -118,9 +120,11 @@ class StudyLabelsAPI(APIView):
                    summary="Raw labels of a study in long format, all rounds, raters by pseudonym")
     def get(self, request: Request, pk: int) -> StreamingHttpResponse:
         study = access_study_for_report(request.user, pk)
-        response = StreamingHttpResponse(exports.raw_labels_lines(Selection(study_id=study.pk)),
+        response = StreamingHttpResponse(exports.raw_labels_lines(
+            Selection(study_id=study.pk), hidden_items=access_item_ids_blinded_for_export(request.user, [study.pk])),
                                          content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="labels-study{study.pk}.csv"'
+        response[HEAD_HEADER] = head_header([chain_head(study)])
         return response
 
 

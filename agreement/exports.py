@@ -498,11 +498,11 @@ class _Echo:
         return value
 
 
-def raw_labels_lines(selection: Selection) -> Iterator[str]:
+def raw_labels_lines(selection: Selection, *, hidden_items: frozenset[int] = frozenset()) -> Iterator[str]:
     """CSV lines of every rating in the selection, all rounds, raters by pseudonym only."""
     writer = csv.writer(_Echo())
     yield writer.writerow(RAW_LABEL_COLUMNS)
-    for row in raw_label_rows(selection).iterator(chunk_size=5000):
+    for row in raw_label_rows(selection, hidden_items=hidden_items).iterator(chunk_size=5000):
         values = list(row)
         values[-1] = values[-1].isoformat() if values[-1] else ""
         yield writer.writerow(["" if v is None else _csv_text(v) for v in values])

@@ -536,10 +536,11 @@ def study_models(study_id: int) -> list[str]:
     )
 
 
-def raw_label_rows(selection: Selection) -> QuerySet:
-    """All rounds of every rating in the selection, for the long-format export."""
+def raw_label_rows(selection: Selection, *, hidden_items: frozenset[int] = frozenset()) -> QuerySet:
+    """All rounds of every rating in the selection, for the long-format export, less the items the
+    reader may not see yet (`annotation.access.access_item_ids_blinded_for_export`)."""
     return (
-        ratings_queryset(selection, round_=None)
+        ratings_queryset(selection, round_=None).exclude(assignment__item_id__in=hidden_items)
         .order_by("assignment__item_id", "task__slug", "field_key", "assignment__rater_id", "round")
         .values_list(
             "assignment__item__study_id",

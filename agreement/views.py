@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Count
+from django.db.models import Count, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -13,6 +13,7 @@ from django.views.decorators.http import require_http_methods
 
 from agreement import exports
 from agreement.access import (
+    access_item_ids_blinded_for_export,
     access_release_for_report,
     access_releases_for_report,
     access_studies_for_report,
@@ -25,6 +26,8 @@ from agreement.reports.presentation import compact_cells, numbered
 from agreement.reports.tables.translation import report_as_dict, translation_consistency_report
 from agreement.reports.words import cell_name
 from agreement.selectors import Selection, study_models
+from annotation.models import Study
+from annotation.outcomes.audit import HEAD_HEADER, chain_head, head_header
 from cases.models import TranslatableField
 
 #: What the export buttons say (the formats' own names; "tex" is LaTeX).
@@ -194,8 +197,17 @@ def release_chart(request: HttpRequest, pk: int, key: str) -> HttpResponse:
     return _chart(ReportFilterForm(request.GET), {"release_id": release.pk}, key)
 
 
-def _labels_response(selection: Selection, name: str) -> StreamingHttpResponse:
-    response = StreamingHttpResponse(exports.raw_labels_lines(selection), content_type="text/csv; charset=utf-8")
+def _studies_of(selection: Selection) -> QuerySet[Study]:
+    if selection.study_id is not None:
+        return Study.objects.filter(pk=selection.study_id)
+    return Study.objects.filter(items__revision__release_id=selection.release_id).distinct().order_by("pk")
+
+
+def _labels_response(request: HttpRequest, selection: Selection, name: str) -> StreamingHttpResponse:
+    # Items the reader still rates while open stay out (issue 22: an admin may rate too).
+    lines = exports.raw_labels_lines(selection, hidden_items=access_item_ids_blinded_for_export(request.user))
+    response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
+    response[HEAD_HEADER] = head_header([chain_head(s) for s in _studies_of(selection)])
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response
 
@@ -203,13 +215,13 @@ def _labels_response(selection: Selection, name: str) -> StreamingHttpResponse:
 @require_http_methods(["GET"])
 def study_labels(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     study = access_study_for_report(request.user, pk)
-    return _labels_response(Selection(study_id=study.pk), f"labels-study{study.pk}.csv")
+    return _labels_response(request, Selection(study_id=study.pk), f"labels-study{study.pk}.csv")
 
 
 @require_http_methods(["GET"])
 def release_labels(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     release = access_release_for_report(request.user, pk)
-    return _labels_response(Selection(release_id=release.pk), f"labels-release{release.pk}.csv")
+    return _labels_response(request, Selection(release_id=release.pk), f"labels-release{release.pk}.csv")
 
 
 # The translation-consistency report page of a study (LiveClin Appendix H; docs/i18n.md).

@@ -168,16 +168,41 @@ def access_item_for_inspection(user: AnyUser, pk: int) -> Item:
     return item
 
 
-def _deny_own_open_item(user: AnyUser, item: Item) -> None:
-    """An inspector who also rates this item sees no one's labels while it still collects ratings:
+def _live_assignments_on_open_items(user: AnyUser) -> QuerySet[Assignment]:
+    """The user's assignments that still count (claimed, drafted, submitted and editable, returned)
+    on items that still collect ratings: the items whose other ratings the user must not see."""
+    return Assignment.objects.filter(
+        rater_id=user.pk,
+        item__status=Item.Status.OPEN,
+    ).exclude(state__in=(Assignment.State.EXPIRED, Assignment.State.SKIPPED))
+
+
+def _deny_own_open_item(user: AnyUser, item: Item, message: str = "") -> None:
+    """A user who also rates this item sees no one's labels while it still collects ratings:
     reading the other rater's labels and comments first would bias their own."""
     if item.status != Item.Status.OPEN:
         return
-    rates_it = Assignment.objects.filter(item=item, rater_id=user.pk).exclude(
-        state__in=(Assignment.State.EXPIRED, Assignment.State.SKIPPED)
-    )
-    if rates_it.exists():
-        raise PermissionDenied(_("You rate this item: inspect it once its ratings are in."))
+    if _live_assignments_on_open_items(user).filter(item=item).exists():
+        raise PermissionDenied(message or _("You rate this item: inspect it once its ratings are in."))
+
+
+def access_item_ids_blinded_for_export(user: AnyUser, study_ids: list[int] | None = None) -> frozenset[int]:
+    """Items (of these studies; None: of any) that every label export leaves out for this user
+    (issue 22): those they hold a live assignment on while the item is open. Every reader, admins too."""
+    if not user.is_authenticated:
+        return frozenset()
+    rows = _live_assignments_on_open_items(user)
+    if study_ids is not None:
+        rows = rows.filter(item__study_id__in=study_ids)
+    return frozenset(rows.values_list("item_id", flat=True))
+
+
+def check_can_export_events(user: AnyUser, study: Study) -> None:
+    """The audit trail is exported whole (its hash chain verifies only so), and its EDITED events
+    carry labels and comments: not to someone who still rates an open item of the study (403)."""
+    if user.is_authenticated and _live_assignments_on_open_items(user).filter(item__study=study).exists():
+        raise PermissionDenied(_("You still rate open items of this study: export its audit trail once "
+                                 "their ratings are in."))
 
 
 def access_study_for_inspection(user: AnyUser, pk: int) -> Study:
@@ -248,6 +273,7 @@ def access_item_for_history(user: AnyUser, pk: int) -> Item:
         item = None
     if item is None:
         raise Http404("Not found.")
+    _deny_own_open_item(user, item, _("You rate this item: its history opens once its ratings are in."))
     return item
 
 

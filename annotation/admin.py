@@ -1,6 +1,8 @@
 """Physician review in the Django admin (accounts and their Profile: accounts/admin.py).
 
 Ratings, review events, inspections and final labels are the audit trail: readable, never editable.
+Assignments, items and a study's status are review state: they change only through the services,
+which write the events that explain each change (issue 22: an admin edit here wrote none).
 """
 
 from django.contrib import admin
@@ -53,12 +55,13 @@ class StudyAdmin(admin.ModelAdmin):
     search_fields = ["name"]
     filter_horizontal = ["tasks"]
     inlines = [StudyMemberInline]
-    readonly_fields = ["seed", "selection", "created_by", "created_at"]
+    # status: started and closed through the study page (services that write the events).
+    readonly_fields = ["status", "seed", "selection", "created_by", "created_at"]
     # hourly_rate and currency (effort and cost, docs/curation.md) are editable here like the rest.
 
 
 @admin.register(Item)
-class ItemAdmin(admin.ModelAdmin):
+class ItemAdmin(ReadOnlyAdmin):
     list_display = ["key", "study", "kind", "status", "sampled_for_inspection"]
     list_filter = ["status", "kind", "study"]
     search_fields = ["key"]
@@ -67,7 +70,7 @@ class ItemAdmin(admin.ModelAdmin):
 
 
 @admin.register(Assignment)
-class AssignmentAdmin(admin.ModelAdmin):
+class AssignmentAdmin(ReadOnlyAdmin):
     list_display = ["pk", "item", "rater", "state", "round", "lease_expires_at", "submitted_at"]
     list_filter = ["state", "item__study"]
     list_select_related = ["item", "rater"]

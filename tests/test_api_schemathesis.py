@@ -55,7 +55,8 @@ def seeded(settings):
 
 def run_every_operation(base_url: str, token: str) -> list[str]:
     headers = {"Authorization": f"Token {token}"}
-    schema = schemathesis.openapi.from_url(f"{base_url}/api/schema/?format=json", headers=headers)
+    # Generating the schema takes seconds of CPU; on a loaded machine more than requests' 10 s default.
+    schema = schemathesis.openapi.from_url(f"{base_url}/api/schema/?format=json", headers=headers, timeout=180)
     problems: list[str] = []
     for result in schema.get_all_operations():
         operation = result.ok()

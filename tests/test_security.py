@@ -190,6 +190,7 @@ DOCUMENTED_PRODUCTION_ENV = {
     "SECURE_HSTS_SECONDS": "31536000",
     "SECURE_HSTS_INCLUDE_SUBDOMAINS": "1",
     "SECURE_HSTS_PRELOAD": "1",
+    "AUDIT_CHAIN_KEYS": "2026a=" + "s" * 64,  # issue 22: the audit chain's key (docs/deployment.md)
 }
 
 

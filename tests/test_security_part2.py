@@ -90,9 +90,11 @@ def test_check_deploy_prints_nothing_with_the_documented_settings(tmp_path: Path
            if k not in ("DJANGO_SETTINGS_MODULE", "MEDREVIEW_DEV_TOOLS", "TASKS_BACKEND", "SECURE_COOKIES",
                         "DJANGO_ALLOW_ASYNC_UNSAFE", "SECURE_HSTS_INCLUDE_SUBDOMAINS", "SECURE_HSTS_PRELOAD")}
     documented = documented_exports()
-    assert {"ALLOWED_HOSTS", "SECRET_KEY", "SECURE_PROXY_SSL_HEADER", "API_TRUSTED_PROXIES"} <= set(documented)
+    assert {"ALLOWED_HOSTS", "SECRET_KEY", "SECURE_PROXY_SSL_HEADER", "API_TRUSTED_PROXIES",
+            "AUDIT_CHAIN_KEYS"} <= set(documented)
     env.update(documented)
     env.update(DEBUG="0", SECRET_KEY="x7Qp2-" + "k" * 20 + "Zr9_" + "m" * 30,
+               AUDIT_CHAIN_KEYS="2026a=" + "s" * 64, AUDIT_HEAD_LOG_FILE=str(tmp_path / "audit-heads.log"),
                DATABASE_URL=f"sqlite:///{tmp_path / 'check.sqlite3'}", STATIC_ROOT=str(tmp_path / "static"),
                MEDIA_ROOT=str(tmp_path / "media"), DJANGO_SETTINGS_MODULE="medreview.settings")
     done = subprocess.run([sys.executable, "manage.py", "check", "--deploy"], cwd=ROOT, env=env,

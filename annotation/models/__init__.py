@@ -18,9 +18,11 @@ from annotation.models.curations import Curation
 from annotation.models.decisions import FinalLabel, Inspection
 from annotation.models.events import (
     APPEND_ONLY,
+    AuditChainBroken,
     AuditChainHead,
     ReviewEvent,
     ReviewEventQuerySet,
+    audit_chain_keys,
     chain_fields,
     seal_audit_chain,
 )
@@ -31,6 +33,7 @@ __all__ = [
     "APPEND_ONLY",
     "Assignment",
     "AssignmentQuerySet",
+    "AuditChainBroken",
     "AuditChainHead",
     "Curation",
     "FinalLabel",
@@ -46,6 +49,7 @@ __all__ = [
     "StudyMember",
     "TaskTarget",
     "TaskType",
+    "audit_chain_keys",
     "chain_fields",
     "field_id",
     "seal_audit_chain",

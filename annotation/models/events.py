@@ -4,10 +4,14 @@ Every event joins its study's chain on commit (`seal_audit_chain`); the hashing 
 `annotation.models.chain`.
 """
 
+import logging
+from datetime import datetime, timedelta
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from annotation.models.assignments import Assignment
 from annotation.models.chain import GENESIS_HASH
@@ -17,6 +21,18 @@ from annotation.models.studies import Item, Study
 from medreview.errors import ConflictError
 
 APPEND_ONLY = "Review events are append-only: they are never changed or deleted."
+# Every seal logs the study's new head here: route it outside the database (docs/deployment.md).
+audit_log = logging.getLogger("medreview.audit")
+
+
+class AuditChainBroken(ConflictError):
+    """The study's chain no longer ends where its head says: sealed events were removed, unsealed or
+    added behind the head's back. Nothing more is sealed until `verify_audit_trail --db` is read."""
+
+
+def audit_chain_keys() -> dict[str, bytes]:
+    """{key id: secret} from AUDIT_CHAIN_KEYS; the first seals, all verify."""
+    return {key_id: secret.encode("utf-8") for key_id, secret in settings.AUDIT_CHAIN_KEYS.items()}
 
 
 class ReviewEventQuerySet(models.QuerySet["ReviewEvent"]):
@@ -87,6 +103,8 @@ class ReviewEvent(models.Model):
     seq = models.PositiveIntegerField(null=True, blank=True, help_text="Position in the study's chain, from 1; empty until sealed")
     prev_hash = models.CharField(max_length=64, blank=True, help_text="Hash of the study's previous event")
     hash = models.CharField(max_length=64, blank=True, help_text="SHA-256 of prev_hash and this event")
+    sealed_at = models.DateTimeField(null=True, blank=True, help_text="When it joined the chain (since issue 22)")
+    key_id = models.CharField(max_length=32, blank=True, help_text="The AUDIT_CHAIN_KEYS key its hash is keyed with")
 
     objects = ReviewEventQuerySet.as_manager()
 
@@ -126,9 +144,15 @@ class AuditChainHead(models.Model):
     study = models.OneToOneField(Study, on_delete=models.CASCADE, primary_key=True, related_name="audit_head")
     seq = models.PositiveIntegerField(default=0)
     hash = models.CharField(max_length=64, default=GENESIS_HASH)
+    sealed_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"audit chain of study {self.study_id} at {self.seq}"
+
+    def as_dict(self) -> dict:
+        """The head as exports and manifests carry it: a copy of it outside the database."""
+        return {"study": self.study_id, "seq": self.seq, "hash": self.hash,
+                "sealed_at": audit_timestamp(self.sealed_at) if self.sealed_at else None}
 
 
 def chain_fields(event: "ReviewEvent") -> dict:
@@ -137,6 +161,7 @@ def chain_fields(event: "ReviewEvent") -> dict:
         "study": event.study_id, "seq": event.seq, "item": event.item_id, "assignment": event.assignment_id,
         "actor": event.actor_pseudonym or None, "kind": event.kind, "reason": event.reason, "data": event.data,
         "created_at": audit_timestamp(event.created_at),
+        "sealed_at": audit_timestamp(event.sealed_at) if event.sealed_at else None, "key_id": event.key_id,
     }
 
 
@@ -166,25 +191,63 @@ def _seal_on_commit(study_ids: set[int]) -> None:
         transaction.on_commit(lambda study_id=study_id: seal_audit_chain(study_id), robust=True)
 
 
+def _check_head(study_id: int, head: AuditChainHead) -> None:
+    """The chain must end where its head says: the event numbered head.seq carries head.hash, and
+    none is numbered beyond it (one indexed query)."""
+    tail = list(ReviewEvent.objects.filter(study_id=study_id, seq__gte=head.seq).order_by("seq")
+                .values_list("seq", "hash")[:3])
+    expected = [(head.seq, head.hash)] if head.seq else []
+    if tail != expected:
+        audit_log.error("audit chain of study %s does not end at its head (seq %s): %s", study_id, head.seq, tail[:3])
+        raise AuditChainBroken(gettext(
+            "The audit chain of study %(study)s does not end at its head (event %(seq)s): events were removed, "
+            "unsealed or added outside medreview. Run `manage.py verify_audit_trail --db`."
+        ) % {"study": study_id, "seq": head.seq})
+
+
+def _refused(event: "ReviewEvent", head: AuditChainHead, grace: timedelta) -> bool:
+    """Written long before the head was last sealed: backdated, or a sealed event whose seq and hash
+    were cleared so it would be sealed again (a live writer commits within `grace`)."""
+    return head.sealed_at is not None and event.created_at < head.sealed_at - grace
+
+
 def seal_audit_chain(study_id: int) -> int:
     """Number and hash the study's pending events in writing order onto the chain; returns how many.
-    Readers of the trail (exports, item history, `verify_audit_trail --against-db`) call it first."""
+    Readers of the trail (exports, item history, `verify_audit_trail --db`) call it first.
+
+    Refuses (AuditChainBroken) when the chain does not end at its head; leaves pending, and logs, an
+    event written long before the last seal (`AUDIT_SEAL_GRACE_SECONDS`); `verify_audit_trail --db`
+    reports both."""
+    keys = audit_chain_keys()
+    key_id = next(iter(keys), "")
+    grace = timedelta(seconds=settings.AUDIT_SEAL_GRACE_SECONDS)
     # Why atomic: locks the study's chain head so two sealers never give out the same numbers; the
     # pending rows are only ever written here, under that lock.
     with transaction.atomic():
         head, _ = AuditChainHead.objects.select_for_update().get_or_create(study_id=study_id)
+        _check_head(study_id, head)
         pending = list(ReviewEvent.objects.filter(study_id=study_id, seq__isnull=True).order_by("pk"))
+        refused = [e for e in pending if _refused(e, head, grace)]
+        if refused:
+            audit_log.error("audit chain of study %s: refused to seal events %s, written before its last seal",
+                            study_id, [e.pk for e in refused])
+        pending = [e for e in pending if e not in refused]
+        # Seal times never go backwards along the chain, even if this machine's clock does.
+        now: datetime = max(timezone.now(), head.sealed_at) if head.sealed_at else timezone.now()
         for event in pending:
-            event.seq, event.prev_hash = head.seq + 1, head.hash
-            event.hash = audit_event_hash(chain_fields(event), event.prev_hash)
-            head.seq, head.hash = event.seq, event.hash
+            event.seq, event.prev_hash, event.sealed_at, event.key_id = head.seq + 1, head.hash, now, key_id
+            event.hash = audit_event_hash(chain_fields(event), event.prev_hash, keys.get(key_id))
+            head.seq, head.hash, head.sealed_at = event.seq, event.hash, now
         for event in pending:
             # The one write to an existing event: filling in its place in the chain, once (the model's
-            # queryset refuses updates, hence the base class).
+            # queryset refuses updates, hence the base class; on PostgreSQL a trigger allows no other).
             models.QuerySet.update(
                 ReviewEvent.objects.filter(pk=event.pk, seq__isnull=True),
-                seq=event.seq, prev_hash=event.prev_hash, hash=event.hash,
+                seq=event.seq, prev_hash=event.prev_hash, hash=event.hash, sealed_at=event.sealed_at,
+                key_id=event.key_id,
             )
         if pending:
-            head.save(update_fields=["seq", "hash"])
+            head.save(update_fields=["seq", "hash", "sealed_at"])
+            audit_log.info("audit chain head: study=%s seq=%s hash=%s key=%s sealed_at=%s", study_id, head.seq,
+                           head.hash, key_id or "-", audit_timestamp(now))
     return len(pending)

@@ -60,7 +60,7 @@ class StudyLabelsExportAPI(TokenFirstAPIView):
         study = access.access_study_for_export(request.user, study_pk)
         check_label_format(fmt)
         study_record_export(study=study, actor=request.user, what="labels", fmt=fmt, via="api")
-        return labels_response([study], fmt, f"study-{study.pk}-labels",
+        return labels_response(request.user, [study], fmt, f"study-{study.pk}-labels",
                                calibration=wants_calibration(request.query_params))
 
 
@@ -74,7 +74,7 @@ class ReleaseLabelsExportAPI(TokenFirstAPIView):
         for study in studies:
             study_record_export(study=study, actor=request.user, what="labels", fmt=fmt, release=release.pk,
                                 via="api")
-        return labels_response(studies, fmt, f"release-{release.pk}-labels",
+        return labels_response(request.user, studies, fmt, f"release-{release.pk}-labels",
                                calibration=wants_calibration(request.query_params))
 
 

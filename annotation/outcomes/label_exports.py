@@ -90,8 +90,13 @@ def labels_csv(rows: Iterable[dict[str, Any]], columns: Sequence[str] = LABEL_CO
         yield writer.writerow(_csv_cells(row[c] for c in columns))
 
 
-def labels_xlsx(rows: Iterable[dict[str, Any]], effort: Sequence[EffortReport] = ()) -> bytes:
-    """A workbook with a `labels` sheet and, for a study, an `effort` sheet."""
+HEAD_COLUMNS = ("study", "seq", "hash", "sealed_at")
+
+
+def labels_xlsx(rows: Iterable[dict[str, Any]], effort: Sequence[EffortReport] = (),
+                heads: Sequence[dict[str, Any]] = ()) -> bytes:
+    """A workbook with a `labels` sheet, for a study an `effort` sheet, and an `audit_chain` sheet with
+    each study's chain head when the export was made."""
     from openpyxl import Workbook
 
     workbook = Workbook(write_only=True)
@@ -107,6 +112,11 @@ def labels_xlsx(rows: Iterable[dict[str, Any]], effort: Sequence[EffortReport] =
                 values = entry.as_dict(report.hourly_rate)
                 sheet.append([spreadsheet_safe(v) for v in (report.study, *(values[c] for c in EFFORT_COLUMNS),
                                                             report.currency)])
+    if heads:
+        sheet = workbook.create_sheet("audit_chain")
+        sheet.append(list(HEAD_COLUMNS))
+        for head in heads:
+            sheet.append([spreadsheet_safe(head[c]) if head[c] is not None else None for c in HEAD_COLUMNS])
     buffer = io.BytesIO()
     workbook.save(buffer)
     return buffer.getvalue()

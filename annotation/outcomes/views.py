@@ -5,6 +5,9 @@ Access function, then selector or service, then template or file.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import wraps
+
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
@@ -13,9 +16,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from annotation import access
-from annotation.models import Curation, Study
+from annotation.models import AuditChainBroken, Curation, Study
 from annotation.outcomes.curation.forms import CurationForm
-from annotation.outcomes.curation.service import curation_create, curation_files
+from annotation.outcomes.curation.service import curation_create, curation_file_open, curation_files
 from annotation.outcomes.responses import (
     check_label_format,
     events_response,
@@ -28,24 +31,39 @@ from cases.access import access_release_for_browsing
 from cases.exporters import CurationRules
 
 
+def _chain_checked(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """An export whose study's audit chain is broken says so on the study's page (the API answers 409)."""
+    @wraps(view)
+    def wrapped(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
+        try:
+            return view(request, pk, fmt)
+        except AuditChainBroken as exc:
+            messages.error(request, exc.messages[0])
+            return redirect("home")
+    return wrapped
+
+
+@_chain_checked
 def study_labels_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     study = access.access_study_for_export(request.user, pk)
     check_label_format(fmt)
     study_record_export(study=study, actor=request.user, what="labels", fmt=fmt, via="page")
-    return labels_response([study], fmt, f"study-{study.pk}-labels",
-                               calibration=wants_calibration(request.GET))
+    return labels_response(request.user, [study], fmt, f"study-{study.pk}-labels",
+                           calibration=wants_calibration(request.GET))
 
 
+@_chain_checked
 def release_labels_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     release = access_release_for_browsing(request.user, pk)
     check_label_format(fmt)
     studies = list(Study.objects.filter(items__revision__release=release).distinct().order_by("pk"))
     for study in studies:
         study_record_export(study=study, actor=request.user, what="labels", fmt=fmt, release=release.pk, via="page")
-    return labels_response(studies, fmt, f"release-{release.pk}-labels",
-                               calibration=wants_calibration(request.GET))
+    return labels_response(request.user, studies, fmt, f"release-{release.pk}-labels",
+                           calibration=wants_calibration(request.GET))
 
 
+@_chain_checked
 def study_events_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     return events_response(request.user, pk, fmt, real_names=request.GET.get("names") == "1", via="page")
 
@@ -98,7 +116,7 @@ def curation_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 def curation_file(request: HttpRequest, pk: int, name: str) -> FileResponse:
     curation: Curation = access.access_curation_for_management(request.user, pk)
-    path = curation_files(curation).get(name)
-    if path is None:
+    opened = curation_file_open(curation, name)
+    if opened is None:
         raise Http404("No such file in this curation.")
-    return FileResponse(path.open("rb"), as_attachment=True, filename=name)
+    return FileResponse(opened, as_attachment=True, filename=name)

@@ -1,14 +1,15 @@
 """The manifest written beside a curated release: inputs, rules, counts and why, checksums.
 
 Deterministic like the data files (no time stamp: the curation's audit event records when), so a
-re-run with the same inputs gives the same bytes. `SHA256SUMS` lists every file, the manifest
+re-run with the same inputs gives the same bytes, except each study's audit-chain head when it was
+built (issue 22: a copy of the head outside the database, which moves with every review event). `SHA256SUMS` lists every file, the manifest
 included, in the format `sha256sum -c` checks (ClinConsensus ships its package with one).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from cases.exporters.base import CurationOutput, CurationRules, dump_json, sha256_hex
@@ -35,6 +36,7 @@ class StudyRef:
     tasks: tuple[str, ...]
     items: int
     resolved_items: int
+    audit_chain: dict[str, Any] = field(default_factory=dict)  # {seq, hash, sealed_at} of the study's chain
 
 
 def build_manifest(

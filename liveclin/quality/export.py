@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from annotation.models import Study
+from annotation.outcomes.audit import chain_head
 from cases.exporters.base import CaseDecision, CaseReview, CurationRules, FieldOutcome, sha256_hex
 from cases.exporters.liveclin import WRITER
 from cases.exporters.writer import REVIEW_KEY
@@ -105,4 +107,7 @@ def validated_manifest(review: ReleaseReview, file_name: str, digest: str, sets:
         "rule": "principle of conservatism (LiveClin Sec. 3.4): a set is kept only when every MCQ check has a "
                 "physician final label 'yes', every Judge flag was resolved by an inspector and no inspector "
                 "rejected the set",
+        # Issue 22: each reviewing study's audit-chain head when the file was made, a copy outside the database.
+        "audit_chain": [chain_head(study) for study in
+                        Study.objects.filter(items__revision__release=release).distinct().order_by("pk")],
     }

@@ -182,6 +182,14 @@ STORAGES = {
         if env_str("IMPORT_STORAGE", default="database") == "filesystem"
         else "cases.storage.DatabaseStorage"
     },
+    # Curated releases' files (curations/<name>/<file>): in the database too, so every web server and
+    # worker serves them and backing up PostgreSQL keeps them; `CURATION_STORAGE=filesystem` keeps
+    # them under MEDIA_ROOT (which must then be shared and backed up).
+    "curations": {
+        "BACKEND": "django.core.files.storage.FileSystemStorage"
+        if env_str("CURATION_STORAGE", default="database") == "filesystem"
+        else "cases.storage.DatabaseStorage"
+    },
 }
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", default=str(BASE_DIR / "media")))
 MEDIA_URL = "media/"
@@ -234,6 +242,23 @@ CONTENT_SECURITY_POLICY = {
         "frame-ancestors": ["'none'"],
     },
 }
+
+# The audit trail's hash chain is keyed (HMAC-SHA256) with a secret kept outside the database, so
+# someone who can write to the database cannot re-seal an edited chain (docs/deployment.md, "The
+# audit trail"). AUDIT_CHAIN_KEYS=id=secret,older-id=older-secret: the first seals new events, every
+# one listed verifies the events sealed with it (rotation keeps the old ones listed).
+AUDIT_CHAIN_KEYS = env_mapping("AUDIT_CHAIN_KEYS", default={})
+for _key_id, _secret in AUDIT_CHAIN_KEYS.items():
+    if len(_key_id) > 32 or not _key_id.replace("-", "").replace("_", "").isalnum():
+        raise ImproperlyConfigured(f"AUDIT_CHAIN_KEYS: the key id {_key_id!r} must be up to 32 letters, digits, - or _")
+    if len(_secret) < 32:
+        raise ImproperlyConfigured(f"AUDIT_CHAIN_KEYS: the secret of key {_key_id!r} must be at least 32 characters")
+# A pending event written longer than this before the chain was last sealed is refused (backdated or
+# unsealed by hand); it is the longest a review transaction may take.
+AUDIT_SEAL_GRACE_SECONDS = env_int("AUDIT_SEAL_GRACE_SECONDS", default=3600)
+# Every seal logs the chain's new head to the logger `medreview.audit`; AUDIT_HEAD_LOG_FILE adds a
+# file for it (or route that logger to syslog in LOGGING): a copy of the head outside the database.
+AUDIT_HEAD_LOG_FILE = env_str("AUDIT_HEAD_LOG_FILE", default="")
 
 # Login lockout (django-axes): after AXES_FAILURE_LIMIT wrong passwords a username is locked for
 # AXES_COOLOFF_MINUTES, even for the right password; a successful sign-in resets the count.
@@ -378,3 +403,8 @@ LOGGING = {
         "django.security": {"filters": ["expected_refusals"]},
     },
 }
+if AUDIT_HEAD_LOG_FILE:
+    LOGGING["handlers"]["audit_heads"] = {"class": "logging.FileHandler", "filename": AUDIT_HEAD_LOG_FILE,
+                                          "formatter": "plain"}
+    LOGGING["loggers"]["medreview.audit"] = {"handlers": ["console", "audit_heads"], "level": "INFO",
+                                             "propagate": False}

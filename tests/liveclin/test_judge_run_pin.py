@@ -135,6 +135,10 @@ def test_the_validated_export_manifest_names_the_run_and_the_study_options(clien
     assert manifest["sets"] == 1
     assert manifest["studies"] == [{"id": accepted.study_id, "name": accepted.study.name, "show_prescreen": True,
                                     "min_inspector_rank": "associate_chief", "judge_run": first_run().pk}]
+    # Issue 22: the reviewing study's audit-chain head, a copy outside the database.
+    from annotation.models import AuditChainHead
+
+    assert manifest["audit_chain"] == [AuditChainHead.objects.get(study_id=accepted.study_id).as_dict()]
     export = client.get(reverse("liveclin:release_validated_export", args=[release.pk]))
     import hashlib
 

@@ -1,13 +1,15 @@
 """python manage.py curate_release NAME --release ID --studies 3,4 --admin USER [options]
 
-Writes a curated release (the benchmark's own format, `manifest.json`, `SHA256SUMS`) under
-`MEDIA_ROOT/curations/NAME/` through the same service as the admin page and the API.
+Writes a curated release (the benchmark's own format, `manifest.json`, `SHA256SUMS`) to the
+curations storage (the database unless CURATION_STORAGE=filesystem; stored as curations/NAME/<file>)
+through the same service as the admin page and the API; `--output DIR` also copies the files there.
 Exit status 0 when written or unchanged, 1 when refused (nothing is written then).
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -16,7 +18,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.urls import reverse
 
 from annotation.models import Study
-from annotation.outcomes.curation.service import curation_create, curations_root
+from annotation.outcomes.curation.service import curation_create, curation_file_open, stored_name
 from cases.exporters import CurationRules
 from cases.models import Release
 
@@ -46,6 +48,7 @@ class Command(BaseCommand):
         parser.add_argument("--resolved-only", action="store_true",
                             help="Refuse when a chosen study has fields without a final label")
         parser.add_argument("--json", action="store_true", help="Print one JSON object")
+        parser.add_argument("--output", type=Path, help="Also copy the curated files into this directory")
 
     def handle(self, *args: Any, **o: Any) -> None:
         users = get_user_model().objects
@@ -72,14 +75,24 @@ class Command(BaseCommand):
             else:
                 self.stderr.write("refused, nothing written: " + "; ".join(messages))
             raise SystemExit(1) from exc
-        directory = curations_root() / curation.name
+        where = stored_name(curation.name, "")
+        if o["output"]:
+            where = str(o["output"])
+            o["output"].mkdir(parents=True, exist_ok=True)
+            for file_name in sorted(curation.files):
+                opened = curation_file_open(curation, file_name)
+                if opened is None:
+                    raise CommandError(f"{stored_name(curation.name, file_name)}: missing from the curations storage")
+                with opened:
+                    (o["output"] / file_name).write_bytes(opened.read())
         if o["json"]:
             self.stdout.write(json.dumps({"status": "written" if created else "unchanged", "id": curation.pk,
-                                          "directory": str(directory), "files": curation.files,
-                                          "counts": curation.manifest["counts"]}, sort_keys=True))
+                                          "stored_as": stored_name(curation.name, ""), "directory": where,
+                                          "files": curation.files, "counts": curation.manifest["counts"]},
+                                         sort_keys=True))
             return
-        verb = "wrote" if created else "unchanged (same name, same inputs, same bytes):"
-        self.stdout.write(f"{verb} {directory}")
+        verb = "wrote" if created else "unchanged (same name, same inputs, same data files):"
+        self.stdout.write(f"{verb} {where}")
         for name, digest in sorted(curation.files.items()):
             self.stdout.write(f"  {digest}  {name}")
         self.stdout.write(json.dumps(curation.manifest["counts"], sort_keys=True))

@@ -1,7 +1,7 @@
 """python manage.py export_events --study ID [--format jsonl|csv] [--output FILE] [--real-names --admin USER]
 
 A study's audit trail in chain order: every review event with its hash and the previous event's
-hash (verify a JSONL export with `verify_audit_trail`). Actors appear by pseudonym; real user
+hash (verify a JSONL export with `verify_audit_trail`); the chain's head on standard error. Actors appear by pseudonym; real user
 names are added only with --real-names, for an admin named with --admin.
 """
 
@@ -15,7 +15,14 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from accounts.models import Role
 from accounts.roles import user_role
 from annotation.models import Study
-from annotation.outcomes.audit import FORMATS, event_records, events_csv, events_jsonl
+from annotation.outcomes.audit import (
+    FORMATS,
+    chain_head,
+    event_records,
+    events_csv,
+    events_jsonl,
+    head_header,
+)
 from annotation.outcomes.services import study_record_export
 
 
@@ -48,3 +55,5 @@ class Command(BaseCommand):
         else:
             for line in lines:
                 self.stdout.write(line, ending="")
+        # The head on standard error: a copy to keep beside the file (docs/deployment.md).
+        self.stderr.write(f"Audit-Chain-Head: {head_header([chain_head(study)])}")

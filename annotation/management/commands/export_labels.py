@@ -15,6 +15,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation.models import Study
+from annotation.outcomes.audit import chain_head, head_header
 from annotation.outcomes.label_exports import FORMATS, label_rows, labels_csv, labels_jsonl, labels_xlsx
 from annotation.outcomes.selectors import field_outcomes, study_effort
 from annotation.outcomes.services import study_record_export
@@ -46,10 +47,13 @@ class Command(BaseCommand):
         for study in studies:
             study_record_export(study=study, actor=None, what="labels", fmt=o["format"], via="command")
         rows = label_rows(field_outcomes(studies), calibration=o["calibration"])
+        heads = [chain_head(s) for s in studies]
+        # The chains' heads on standard error: a copy to keep beside the file (docs/deployment.md).
+        self.stderr.write(f"Audit-Chain-Head: {head_header(heads)}")
         if o["format"] == "xlsx":
             if not o["output"]:
                 raise CommandError("--format xlsx needs --output FILE")
-            Path(o["output"]).write_bytes(labels_xlsx(rows, [study_effort(s) for s in studies]))
+            Path(o["output"]).write_bytes(labels_xlsx(rows, [study_effort(s) for s in studies], heads=heads))
             return
         lines = labels_csv(rows) if o["format"] == "csv" else labels_jsonl(rows)
         if o["output"]:

@@ -5,7 +5,6 @@ Marks items of a study as calibration items with their expected answers (docs/re
 All or nothing: one row that names no item of the study, or an item already rated, imports none.
 """
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation.models import Study
+from annotation.studies.calibration.parsing import parse_calibration
 from annotation.studies.calibration.services import calibration_import
 
 
@@ -31,10 +31,12 @@ class Command(BaseCommand):
         if study is None or admin is None:
             raise CommandError("no such study or admin")
         try:
-            rows = json.loads(options["file"].read_text(encoding="utf-8"))
-            count = calibration_import(study=study, actor=admin, rows=rows)
-        except (OSError, json.JSONDecodeError) as exc:
+            text = options["file"].read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
             raise CommandError(f"cannot read {options['file']}: {exc}") from exc
+        try:
+            rows = parse_calibration(text, file_name=options["file"].name)
+            count = calibration_import(study=study, actor=admin, rows=[row.as_dict() for row in rows])
         except ValidationError as exc:
             raise CommandError("; ".join(exc.messages)) from exc
         self.stdout.write(f"{count} calibration item(s) marked in {study.name}")

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from django.core.exceptions import ValidationError
 
 from annotation.models import Item, Study, TaskTarget
+from annotation.outcomes.audit import chain_head
 from annotation.outcomes.final_labels import RULE_INSPECTOR, RULE_UNANIMOUS, RULE_UNRESOLVED
 from annotation.outcomes.histories import review_histories, set_rejections
 from annotation.outcomes.selectors import FieldOutcome, field_outcomes
@@ -145,8 +146,10 @@ def study_refs(studies: Sequence[Study], outcomes: Sequence[FieldOutcome]) -> li
         items = {o.item_id for o in mine}
         unresolved = {o.item_id for o in mine if not o.decision.resolved}
         tasks = tuple(sorted({o.task for o in mine} | set(study.tasks.values_list("slug", flat=True))))
+        head = chain_head(study)
         refs.append(StudyRef(id=study.pk, name=study.name, tasks=tasks,
-                             items=Item.objects.filter(study=study).count(), resolved_items=len(items - unresolved)))
+                             items=Item.objects.filter(study=study).count(), resolved_items=len(items - unresolved),
+                             audit_chain={k: head[k] for k in ("seq", "hash", "sealed_at")}))
     return refs
 
 

@@ -87,7 +87,9 @@ def calibration_import(*, study: Study, actor: User, rows: list[dict[str, Any]])
     # One transaction (savepoints inside): a file marks all its items or none.
     with transaction.atomic():
         for n, row in enumerate(rows, start=1):
-            item = items.get(str((row or {}).get("item", "")))
+            if not isinstance(row, dict):
+                raise ValidationError({"rows": f'row {n}: expected an object {{"item": ..., "expected": {{...}}}}.'})
+            item = items.get(str(row.get("item", "")))
             if item is None:
                 raise ValidationError({"rows": f"row {n}: no item {row.get('item')!r} in this study."})
             calibration_mark(item=item, actor=actor, expected=row.get("expected") or {})

@@ -3,9 +3,6 @@ view of each rater's calibration agreement with admission and import."""
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
@@ -19,6 +16,7 @@ from annotation import access
 from annotation.fields import Field, field_titles, item_fields
 from annotation.labels import own_latest_labels
 from annotation.models import Assignment, Item, StudyMember
+from annotation.studies.calibration.parsing import parse_calibration
 from annotation.studies.calibration.services import (
     calibration_import,
     calibration_pending,
@@ -96,10 +94,8 @@ def calibration_upload(request: HttpRequest, pk: int) -> HttpResponse:
     """Mark calibration items from JSON: [{"item": "<key>", "expected": {field id: {label, explanation}}}]."""
     study = access.access_study_for_management(request.user, pk)
     try:
-        rows: Any = json.loads(request.POST.get("rows", "") or "[]")
-        count = calibration_import(study=study, actor=request.user, rows=rows)
-    except json.JSONDecodeError as exc:
-        messages.error(request, _("Not JSON: %(error)s") % {"error": exc})
+        rows = parse_calibration(request.POST.get("rows", "") or "[]", file_name=_("calibration rows"))
+        count = calibration_import(study=study, actor=request.user, rows=[row.as_dict() for row in rows])
     except ValidationError as exc:
         for message in exc.messages:
             messages.error(request, message)

@@ -10,7 +10,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from annotation.fields import Field
-from annotation.models import FinalLabel, Item
+from annotation.models import AuditChainHead, FinalLabel, Item
 from annotation.outcomes.curation.build import build_curation
 from annotation.outcomes.selectors import field_outcomes
 from cases.exporters import CurationRules
@@ -104,8 +104,10 @@ def test_it_livemedbench_curation_drops_exactly_the_rejected_criteria_and_import
     # The exact bytes docs/curation.md shows the manifest of.
     assert hashlib.sha256(data).hexdigest() == "89554bc16d65b197bda91dffb36992babc949955b848320737149de42bfa5cd2"
     assert built.manifest["source_release"]["sha256"] == release.sha256
+    head = AuditChainHead.objects.get(study=study).as_dict()  # issue 22: the chain's head when built
     assert built.manifest["studies"] == [{"id": study.pk, "name": "LMB validity", "items": 3, "resolved_items": 3,
-                                          "tasks": ["advice-quality", "criterion-validity", "narrative-quality"]}]
+                                          "tasks": ["advice-quality", "criterion-validity", "narrative-quality"],
+                                          "audit_chain": {k: head[k] for k in ("seq", "hash", "sealed_at")}}]
     # Imported back into medreview: the only new revisions are the two cases the curation changed.
     report = release_import(fmt="livemedbench", data=data, file_name="merged_data_rubric.json",
                             dataset_name="LiveMedBench", release_label="v202601-reviewed")

@@ -86,7 +86,7 @@ def test_it_exports_jsonl_and_xlsx_with_the_effort_sheet(study, tmp_path) -> Non
     path = tmp_path / "labels.xlsx"
     call_command("export_labels", "--study", str(study.pk), "--format", "xlsx", "--output", str(path))
     workbook = load_workbook(path)
-    assert workbook.sheetnames == ["labels", "effort"]
+    assert workbook.sheetnames == ["labels", "effort", "audit_chain"]  # issue 22: the head of the chain
     effort = [[c.value for c in row] for row in workbook["effort"].iter_rows()]
     assert effort[0] == ["study", "rater", "items", "rounds", "seconds", "hours", "items_per_hour", "hourly_rate",
                          "cost", "currency"]
