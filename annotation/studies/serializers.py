@@ -109,6 +109,19 @@ class StudyCreateInputSerializer(serializers.Serializer):
                                    help_text="Usernames of raters")
     inspectors = serializers.ListField(child=serializers.CharField(), required=False, default=list,
                                        help_text="Usernames of inspectors")
+    groups = serializers.DictField(
+        child=serializers.ChoiceField(choices=["A", "B"]), required=False, default=dict,
+        help_text="Expert groups (ClinConsensus Sec. 3.4): {rater username: \"A\" or \"B\"}; each must be a rater",
+    )
+    calibration_threshold = serializers.FloatField(
+        required=False, allow_null=True, default=None, min_value=0, max_value=1,
+        help_text="Share of calibration labels matching the expected answer that admits a rater (empty: an admin)",
+    )
+    hourly_rate = serializers.DecimalField(
+        max_digits=8, decimal_places=2, required=False, allow_null=True, default=None, min_value=0,
+        help_text="Cost of one hour of active review, for the effort and cost report",
+    )
+    currency = serializers.CharField(required=False, default="USD", min_length=3, max_length=3)
     start = serializers.BooleanField(required=False, default=False, help_text="Start the study right away")
 
 

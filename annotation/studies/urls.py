@@ -9,6 +9,8 @@ from annotation.studies.calibration import views as calibration_views
 
 urlpatterns = [
     path("studies/", views.admin_dashboard, name="admin_dashboard"),
+    path("studies/new/", views.study_new, name="study_new"),
+    path("studies/new/preview/", views.study_new_preview, name="study_new_preview"),
     path("studies/<int:pk>/", views.study_detail, name="study_detail"),
     path("studies/<int:pk>/members/", views.study_add_members, name="study_add_members"),
     path("studies/<int:pk>/items/", views.study_add_items, name="study_add_items"),
