@@ -25,6 +25,7 @@ from annotation import access
 from annotation.access import access_study_for_management
 from annotation.models import Study, StudyMember
 from annotation.protocols import study_fields
+from annotation.studies.groups import study_set_rater_groups
 from annotation.studies.outside_labels import physician_labels_import
 from annotation.studies.selectors import study_progress
 from annotation.studies.serializers import (
@@ -126,6 +127,38 @@ class ProgressAPI(TokenFirstAPIView):
             "stuck_items": [i.pk for i in progress.stuck],
         }
         return Response(ProgressSerializer(body).data)
+
+
+class GroupsSerializer(serializers.Serializer):
+    groups = serializers.DictField(
+        child=serializers.ChoiceField(choices=["A", "B", ""]),
+        help_text="{rater username: \"A\", \"B\" or \"\" (no group)}; raters not named keep their group",
+    )
+
+
+class StudyGroupsAPI(TokenFirstAPIView):
+    """Expert groups by design (ClinConsensus Sec. 3.4): which of the study's raters are in group A or B."""
+
+    @extend_schema(responses=GroupsSerializer, summary="The study's expert groups (admins)")
+    def get(self, request: Request, study_pk: int) -> Response:
+        study = access_study_for_management(request.user, study_pk)
+        return Response(GroupsSerializer({"groups": _groups(study)}).data)
+
+    @extend_schema(request=GroupsSerializer, responses=GroupsSerializer,
+                   summary="Put raters in expert group A or B (admins)")
+    def post(self, request: Request, study_pk: int) -> Response:
+        study = access_study_for_management(request.user, study_pk)
+        body = GroupsSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        users = {u.get_username(): u for u in users_by_username(list(body.validated_data["groups"]), "groups")}
+        study_set_rater_groups(study=study, actor=request.user,
+                               groups={users[name]: group for name, group in body.validated_data["groups"].items()})
+        return Response(GroupsSerializer({"groups": _groups(study)}).data)
+
+
+def _groups(study: Study) -> dict[str, str]:
+    return dict(StudyMember.objects.filter(study=study, role=StudyMember.Role.RATER)
+                .values_list("user__username", "group").order_by("user__username"))
 
 
 MAX_BYTES = 50 * 1024 * 1024

@@ -12,13 +12,14 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods
 
-from accounts.roles import is_admin, is_inspector
+from accounts.roles import is_admin, is_inspector, is_researcher
 from annotation import access
 from annotation.models import Item, Study, StudyMember
 from annotation.outcomes.selectors import study_effort
 from annotation.protocols import protocol_for_study
 from annotation.studies import services, setup
 from annotation.studies.forms import AddItemsForm, AddMembersForm, SelectionForm, StudyCreateForm, split_list
+from annotation.studies.groups import GROUPS, study_set_rater_groups
 from annotation.studies.selectors import STUCK_AFTER_DAYS, STUCK_AFTER_ROUNDS, study_progress
 from medreview.errors import error_messages
 
@@ -126,9 +127,12 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
             # Researchers see raters only under their pseudonyms.
             "show_names": inspector,
             "can_inspect": inspector,
+            "can_report": is_researcher(request.user),
             "stuck_days": STUCK_AFTER_DAYS,
             "stuck_rounds": STUCK_AFTER_ROUNDS,
             "members_form": AddMembersForm() if admin else None,
+            "rater_groups": _rater_groups(study) if admin else [],
+            "group_names": GROUPS,
             "items_form": AddItemsForm(prefix="items") if admin else None,
             # Effort and cost (docs/curation.md): time per rater, by pseudonym like the export.
             "effort": study_effort(study).as_dict(),
@@ -136,6 +140,11 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
             **protocol_for_study(study).study_context(study),
         },
     )
+
+
+def _rater_groups(study: Study) -> list[StudyMember]:
+    return list(StudyMember.objects.filter(study=study, role=StudyMember.Role.RATER).select_related("user")
+                .order_by("user__username"))
 
 
 @require_http_methods(["POST"])
@@ -175,6 +184,23 @@ def study_add_items(request: HttpRequest, pk: int) -> HttpResponse:
     else:
         messages.success(request, ngettext("%(count)d item added.", "%(count)d items added.", added) % {"count": added})
     return redirect("annotation:study_detail", pk=study.pk)
+
+
+@require_http_methods(["POST"])
+def study_groups(request: HttpRequest, pk: int) -> HttpResponse:
+    """Expert groups A and B (ClinConsensus Sec. 3.4) for the study's raters, from the study page."""
+    study = access.access_study_for_management(request.user, pk)
+    members = StudyMember.objects.filter(study=study, role=StudyMember.Role.RATER).select_related("user")
+    groups = {m.user: request.POST.get(f"group-{m.user_id}", m.group) for m in members}
+    try:
+        changed = study_set_rater_groups(study=study, groups=groups, actor=request.user)
+    except ValidationError as exc:
+        for message in error_messages(exc):
+            messages.error(request, message)
+    else:
+        messages.success(request, ngettext("%(count)d rater's group changed.", "%(count)d raters' groups changed.",
+                                           changed) % {"count": changed})
+    return redirect(reverse("annotation:study_detail", kwargs={"pk": study.pk}) + "#groups")
 
 
 @require_http_methods(["POST"])
