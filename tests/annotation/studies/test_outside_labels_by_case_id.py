@@ -29,10 +29,10 @@ def study(physician_a, physician_b):
 
 
 def test_it_imports_labels_named_by_dataset_case_id_model_and_criterion_position(study):
-    data = ("case_id,model,rater,task,criterion,label\n"
-            "MDB-1,,R-physician_a,narrative-quality,,2\n"
-            "MDB-2,,R-physician_a,narrative-quality,,1\n"
-            "MDB-1,gpt-4.1,R-physician_b,grader-reliability,2,met\n").encode()
+    data = (b"case_id,model,rater,task,criterion,label\n"
+            b"MDB-1,,R-physician_a,narrative-quality,,2\n"
+            b"MDB-2,,R-physician_a,narrative-quality,,1\n"
+            b"MDB-1,gpt-4.1,R-physician_b,grader-reliability,2,met\n")
     report = physician_labels_import(study=study, data=data, file_name="labels.csv")
     assert report.status == "imported", [str(e) for e in report.errors]
     second = study.items.get(key__startswith="response").revision.criteria.order_by("order")[1]
@@ -43,11 +43,11 @@ def test_it_imports_labels_named_by_dataset_case_id_model_and_criterion_position
 
 
 def test_it_refuses_rows_naming_nothing_in_the_study_with_located_errors(study):
-    data = ("case_id,model,rater,task,criterion,label\n"
-            "MDB-1,,R-physician_a,narrative-quality,,2\n"
-            "MDB-9,,R-physician_a,narrative-quality,,2\n"
-            "MDB-1,claude-3,R-physician_b,grader-reliability,1,met\n"
-            "MDB-1,gpt-4.1,R-physician_b,grader-reliability,7,met\n").encode()
+    data = (b"case_id,model,rater,task,criterion,label\n"
+            b"MDB-1,,R-physician_a,narrative-quality,,2\n"
+            b"MDB-9,,R-physician_a,narrative-quality,,2\n"
+            b"MDB-1,claude-3,R-physician_b,grader-reliability,1,met\n"
+            b"MDB-1,gpt-4.1,R-physician_b,grader-reliability,7,met\n")
     report = physician_labels_import(study=study, data=data, file_name="labels.csv")
     assert report.status == "refused"
     assert [(e.record, e.field) for e in report.errors] == [(3, "case_id"), (4, "case_id"), (5, "criterion")]
