@@ -173,3 +173,20 @@ def test_it_shows_the_group_tables_in_the_report_once_groups_are_set_on_the_page
         f"group-{physician_b.pk}": "B", f"group-{inspector.pk}": "B"})
     table = build_report(Selection(study_id=study.pk)).table("expert_groups")
     assert table is not None and "by study design" in table.note
+
+
+def test_it_does_not_serve_a_cached_report_from_before_the_groups_changed(
+    client, admin, physician_a, physician_b, inspector
+):
+    from agreement.reports import cached_report
+
+    extra = make_user("physician_c", role="physician")
+    raters = [physician_a, extra, physician_b, inspector]
+    study = make_study()
+    for user in raters:
+        StudyMember.objects.create(study=study, user=user, role=StudyMember.Role.RATER)
+    reliability_study(raters, n_cases=3, study=study)
+    assert cached_report(Selection(study_id=study.pk)).table("expert_groups") is None
+    for user, group in zip(raters, "AABB", strict=True):
+        StudyMember.objects.filter(study=study, user=user).update(group=group)
+    assert cached_report(Selection(study_id=study.pk)).table("expert_groups") is not None
