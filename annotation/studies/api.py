@@ -89,7 +89,7 @@ class StudyListAPI(TokenFirstAPIView):
         option_names = (
             "raters_per_item", "inspect_all", "inspect_disagreements", "inspect_share", "guidelines", "deadline",
             "required_specialties", "required_languages", "lease_minutes", "seed", "show_prescreen",
-            "min_inspector_rank", "calibration_threshold",
+            "min_inspector_rank", "calibration_threshold", "text_display", "translation_language",
         )
         spec = StudySetUp(
             name=v["name"], task_slugs=v["task_slugs"], selection=selection, raters=raters, inspectors=inspectors,

@@ -8,6 +8,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
 from django.utils.translation import gettext_lazy as _
 
+from accounts.invitations.choices import language_choices, specialty_choices
 from accounts.models import Rank, Role
 from annotation.models import ItemKind, StudyMember, TaskType
 from annotation.models.translated import TextDisplay
@@ -23,6 +24,15 @@ def _people(*roles: str) -> QuerySet:
         .select_related("profile")
         .order_by("username")
     )
+
+
+def _person_label(user: Any) -> str:
+    """Name and rank, so that the inspectors' ranks can be checked while choosing (the study's minimum
+    rank is enforced on creation)."""
+    profile = getattr(user, "profile", None)
+    rank = profile.get_rank_display() if profile is not None and profile.rank else ""
+    name = user.get_full_name() or user.get_username()
+    return f"{name} · {rank}" if rank else name
 
 
 class SelectionForm(forms.Form):
@@ -110,8 +120,14 @@ class StudyCreateForm(SelectionForm):
     inspect_share = forms.FloatField(
         min_value=0, max_value=1, initial=0.0, label=_("Random share to inspect (0..1)")
     )
-    required_specialties = forms.CharField(required=False, label=_("Rater specialties (any of, comma-separated)"))
-    required_languages = forms.CharField(required=False, label=_("Rater languages (comma-separated)"))
+    required_specialties = forms.MultipleChoiceField(
+        required=False, widget=forms.SelectMultiple(attrs={"size": 5}), label=_("Rater specialties (any of)"),
+        help_text=_("Empty: any rater"),
+    )
+    required_languages = forms.MultipleChoiceField(
+        required=False, widget=forms.CheckboxSelectMultiple, label=_("Rater languages"),
+        help_text=_("A rater must read one of them; empty: any rater"),
+    )
     guidelines = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 5}), help_text=_("Markdown"))
     deadline = forms.DateTimeField(
         required=False, widget=forms.DateTimeInput(attrs={"type": "datetime-local"})
@@ -154,6 +170,10 @@ class StudyCreateForm(SelectionForm):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.fields["required_specialties"].choices = specialty_choices()
+        self.fields["required_languages"].choices = language_choices()
+        for name in ("raters", "inspectors", "group_a", "group_b"):
+            self.fields[name].label_from_instance = _person_label
         kind = self._raw("kind") or ItemKind.CASE
         if kind in ItemKind.values:
             # Any task validates here, so a mismatch reaches the service and its plain sentence; the list

@@ -6,6 +6,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from annotation.models import ItemKind, Study, StudyMember
+from annotation.models.translated import TextDisplay
 
 
 class RaterProgressSerializer(serializers.Serializer):
@@ -122,6 +123,12 @@ class StudyCreateInputSerializer(serializers.Serializer):
         help_text="Cost of one hour of active review, for the effort and cost report",
     )
     currency = serializers.CharField(required=False, default="USD", min_length=3, max_length=3)
+    text_display = serializers.ChoiceField(
+        choices=TextDisplay.choices, required=False, default=TextDisplay.AUTO,
+        help_text="What raters read of case text: the original, a translation, both, or auto (both for bilingual raters)",
+    )
+    translation_language = serializers.CharField(required=False, default="zh-Hans", max_length=16,
+                                                 help_text="Language of the translations shown (BCP 47)")
     start = serializers.BooleanField(required=False, default=False, help_text="Start the study right away")
 
 

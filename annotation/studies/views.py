@@ -18,7 +18,7 @@ from annotation.models import Item, Study, StudyMember
 from annotation.outcomes.selectors import study_effort
 from annotation.protocols import protocol_for_study
 from annotation.studies import services, setup
-from annotation.studies.forms import AddItemsForm, AddMembersForm, SelectionForm, StudyCreateForm, split_list
+from annotation.studies.forms import AddItemsForm, AddMembersForm, SelectionForm, StudyCreateForm
 from annotation.studies.groups import GROUPS, study_set_rater_groups
 from annotation.studies.selectors import STUCK_AFTER_DAYS, STUCK_AFTER_ROUNDS, study_progress
 from medreview.errors import error_messages
@@ -99,8 +99,8 @@ def _set_up(form: StudyCreateForm) -> setup.StudySetUp:
             "raters_per_item": data["raters_per_item"], "inspect_all": data["inspect_all"],
             "inspect_disagreements": data["inspect_disagreements"], "inspect_share": data["inspect_share"] or 0.0,
             "guidelines": data["guidelines"], "deadline": data["deadline"],
-            "required_specialties": split_list(data["required_specialties"]),
-            "required_languages": split_list(data["required_languages"]), "seed": data["seed"],
+            "required_specialties": list(data["required_specialties"]),
+            "required_languages": list(data["required_languages"]), "seed": data["seed"],
             "lease_minutes": data["lease_minutes"], "show_prescreen": data["show_prescreen"],
             "min_inspector_rank": data["min_inspector_rank"] or "",
             "text_display": data["text_display"] or "auto",

@@ -19,6 +19,7 @@ from django.utils.dateparse import parse_date
 
 from accounts.roles import RANK_ORDER
 from annotation.models import ItemKind, Study
+from annotation.models.translated import TextDisplay
 from annotation.studies.services import ItemSelection, selection_count
 from annotation.studies.setup import StudySetUp, cost_options, study_set_up, users_by_username
 from medreview.text import split_values
@@ -65,6 +66,12 @@ class Command(BaseCommand):
         parser.add_argument("--currency", default="USD", help="Three-letter code, e.g. USD, EUR, CNY")
         parser.add_argument("--guidelines-file", help="Markdown file shown to raters")
         parser.add_argument("--deadline", help="YYYY-MM-DD")
+        parser.add_argument("--required-specialties", help="Comma-separated: a rater needs one of them")
+        parser.add_argument("--required-languages", help="Comma-separated: a rater must read one of them")
+        parser.add_argument("--lease-minutes", type=int, default=30, help="How long a claimed item stays claimed")
+        parser.add_argument("--text-display", choices=TextDisplay.values, default=TextDisplay.AUTO,
+                            help="What raters read of case text: original, translation, both or auto")
+        parser.add_argument("--translation-language", default="zh-Hans", help="Language of the translations shown")
         parser.add_argument("--start", action="store_true")
 
     def handle(self, *args: Any, **o: Any) -> None:
@@ -122,7 +129,10 @@ class Command(BaseCommand):
                 "inspect_disagreements": not o["no_inspect_disagreements"], "inspect_share": o["inspect_share"],
                 "seed": o["seed"], "min_inspector_rank": o["min_inspector_rank"],
                 "show_prescreen": o["show_prescreen"], "calibration_threshold": o["calibration_threshold"],
-                "guidelines": guidelines, "deadline": deadline,
+                "guidelines": guidelines, "deadline": deadline, "lease_minutes": o["lease_minutes"],
+                "required_specialties": list(split_values(o["required_specialties"])),
+                "required_languages": list(split_values(o["required_languages"])),
+                "text_display": o["text_display"], "translation_language": o["translation_language"],
                 **cost_options(hourly_rate=o["hourly_rate"], currency=o["currency"]),
             },
         )

@@ -178,3 +178,27 @@ def test_it_answers_wrong_methods_on_the_wizard_with_405(client, admin):
     login(client, admin)
     assert client.delete(reverse("annotation:study_new")).status_code == 405
     assert client.post(reverse("annotation:study_new_preview")).status_code == 405
+
+
+def test_it_picks_rater_languages_and_specialties_from_lists_and_shows_ranks(client, admin, inspector, two_cases):
+    login(client, admin)
+    page = client.get(reverse("annotation:study_new")).content.decode()
+    assert 'name="required_languages" value="zh"' in page and "inspector · " in page
+    client.post(reverse("annotation:study_new"), _wizard_data(required_languages=["zh"],
+                                                              required_specialties=["Internal Medicine"]))
+    study = Study.objects.get()
+    assert (study.required_languages, study.required_specialties) == (["zh"], ["Internal Medicine"])
+
+
+def test_it_takes_the_same_reading_choices_in_the_api_and_the_command(client, admin, two_cases):
+    response = login(client, admin).post(
+        reverse("annotation_api:study_list"),
+        {"name": "API reading", "task_slugs": ["narrative-quality"], "kind": "case", "text_display": "both",
+         "translation_language": "zh-Hans"}, content_type="application/json")
+    assert response.status_code == 201
+    assert Study.objects.get(name="API reading").text_display == "both"
+    call_command("create_study", "CLI reading", "--tasks", "narrative-quality", "--admin", "admin",
+                 "--text-display", "translation", "--required-languages", "en,zh", "--lease-minutes", "45",
+                 stdout=StringIO())
+    cli = Study.objects.get(name="CLI reading")
+    assert (cli.text_display, cli.required_languages, cli.lease_minutes) == ("translation", ["en", "zh"], 45)
