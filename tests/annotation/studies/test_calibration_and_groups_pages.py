@@ -190,3 +190,12 @@ def test_it_does_not_serve_a_cached_report_from_before_the_groups_changed(
     for user, group in zip(raters, "AABB", strict=True):
         StudyMember.objects.filter(study=study, user=user).update(group=group)
     assert cached_report(Selection(study_id=study.pk)).table("expert_groups") is not None
+
+
+def test_it_tells_a_rater_on_their_queue_that_the_study_starts_with_calibration(client, admin, study, physician_a):
+    item = _candidate(study)
+    login(client, physician_a)
+    assert "starts with a calibration round" not in client.get(reverse("annotation:physician_dashboard")).content.decode()
+    login(client, admin).post(reverse("annotation:calibration_item", args=[study.pk, item.pk]), {"label-0": "2"})
+    login(client, physician_a)
+    assert "starts with a calibration round" in client.get(reverse("annotation:physician_dashboard")).content.decode()
