@@ -78,7 +78,7 @@ def _validate(data: AccountData) -> None:
         raise ValidationError(errors)
 
 
-def _new_pseudonym() -> str:
+def new_pseudonym() -> str:
     # Researchers see raters only by pseudonym: random, so it says nothing about the person.
     while True:
         candidate = f"R-{secrets.token_hex(4)}"
@@ -99,7 +99,7 @@ def _save_one(data: AccountData) -> tuple[AbstractBaseUser, bool]:
     user.last_name = data.last_name or user.last_name
     user.full_clean(exclude=["password"], validate_unique=created)
     user.save()
-    profile = Profile.objects.filter(user=user).first() or Profile(user=user, pseudonym=_new_pseudonym())
+    profile = Profile.objects.filter(user=user).first() or Profile(user=user, pseudonym=new_pseudonym())
     profile.role = data.role
     profile.rank = data.rank
     profile.specialties = list(data.specialties)

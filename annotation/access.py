@@ -219,6 +219,17 @@ def access_study_for_inspection(user: AnyUser, pk: int) -> Study:
     return study
 
 
+def access_studies_for_progress(user: AnyUser) -> QuerySet[Study]:
+    """The studies whose progress, effort, cost and audit trail a user may read: admins and researchers
+    every study, inspectors the studies they inspect; physicians none (403, saying who may)."""
+    role = user_role(user)
+    if role in (Role.ADMIN, Role.RESEARCHER):
+        return Study.objects.all()
+    if role == Role.INSPECTOR:
+        return Study.objects.filter(memberships__user=user, memberships__role=StudyMember.Role.INSPECTOR).distinct()
+    raise PermissionDenied(_("Effort, cost and audit trails are for admins, researchers and a study's inspectors."))
+
+
 def access_study_for_progress(user: AnyUser, pk: int) -> Study:
     """Study progress shows every rater's throughput: admins, researchers and the study's inspectors."""
     role = user_role(user)

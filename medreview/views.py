@@ -2,10 +2,12 @@
 
 from urllib.parse import urlsplit
 
+from django.core.exceptions import PermissionDenied
 from django.db import connection
 from django.http import HttpRequest, HttpResponseForbidden, JsonResponse
 from django.template import loader
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET
 
 
@@ -34,3 +36,11 @@ def forbidden(request: HttpRequest, exception: Exception | None = None) -> HttpR
     reason = str(exception) if exception is not None and str(exception) else ""
     body = loader.render_to_string("403.html", {"reason": reason, "back_url": _back_url(request)}, request)
     return HttpResponseForbidden(body)
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponseForbidden:
+    """`CSRF_FAILURE_VIEW`: the 403 page with a reason a person can act on (Django's own page
+    speaks to developers and has no way back)."""
+    return forbidden(request, PermissionDenied(gettext(
+        "The form was sent without a valid security token, usually because the page was open for too long "
+        "or you signed in again in another tab. Go back, reload the page and send it again.")))

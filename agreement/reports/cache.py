@@ -8,7 +8,8 @@ from agreement.selection import Selection
 
 
 def labels_fingerprint() -> str:
-    """Changes whenever a rating, grader decision, judge score or pairwise judgement is added or removed.
+    """Changes whenever a rating, grader decision, judge score or pairwise judgement is added or removed,
+    and whenever a rater's expert group changes.
 
     Ratings and decisions are written once and never updated, so the highest id and the row count
     of each table identify the data a report was computed from.
@@ -22,7 +23,19 @@ def labels_fingerprint() -> str:
     for model in (Rating, GraderDecision, JudgeScore, PairwiseJudgement):
         agg = model.objects.aggregate(n=Count("pk"), top=Max("pk"))
         parts.append(f"{agg['n']}:{agg['top']}")
+    parts.append(_groups_fingerprint())
     return "/".join(parts)
+
+
+def _groups_fingerprint() -> str:
+    """Expert groups are updated in place (a rater moved from A to B on the study page): the report's
+    group tables follow them, so the cached report must too (issue 24)."""
+    import hashlib
+
+    from annotation.models import StudyMember
+
+    rows = StudyMember.objects.exclude(group="").order_by("pk").values_list("pk", "group")
+    return hashlib.sha256(",".join(f"{pk}{group}" for pk, group in rows).encode()).hexdigest()[:16]
 
 
 def cache_key(kind: str, selection: Selection, fingerprint: str) -> str:

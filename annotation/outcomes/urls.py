@@ -6,6 +6,7 @@ from django.urls import path
 from annotation.outcomes import api, views
 
 urlpatterns = [
+    path("effort/", views.effort_overview, name="effort_overview"),
     path("studies/<int:pk>/labels/<str:fmt>/", views.study_labels_export, name="study_labels_export"),
     path("studies/<int:pk>/events/<str:fmt>/", views.study_events_export, name="study_events_export"),
     path("studies/<int:pk>/hourly-rate/", views.study_hourly_rate, name="study_hourly_rate"),

@@ -15,6 +15,7 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
+from accounts.roles import is_admin
 from annotation import access
 from annotation.models import AuditChainBroken, Curation, Study
 from annotation.outcomes.curation.forms import CurationForm
@@ -26,9 +27,19 @@ from annotation.outcomes.responses import (
     labels_response,
     wants_calibration,
 )
+from annotation.outcomes.selectors import study_effort
 from annotation.outcomes.services import study_record_export, study_set_hourly_rate
 from cases.access import access_release_for_browsing
 from cases.exporters import CurationRules
+
+
+@require_http_methods(["GET"])
+def effort_overview(request: HttpRequest) -> HttpResponse:
+    """Every study the user may read with its review time and cost (or why there is none), and its
+    audit trail's exports: what the top bar's "Cost" and "Events" open."""
+    studies = list(access.access_studies_for_progress(request.user).order_by("-created_at"))
+    rows = [{"study": s, "effort": study_effort(s).as_dict()} for s in studies]
+    return render(request, "outcomes/effort_overview.html", {"rows": rows, "is_admin": is_admin(request.user)})
 
 
 def _chain_checked(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:

@@ -9,14 +9,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from django.http import HttpRequest
 from django.utils.translation import ngettext
 
 from annotation import access
 from annotation.fields import Field, field_titles, item_fields
 from annotation.labels import own_latest_labels
-from annotation.models import Assignment, ReviewEvent, Study, StudyMember, TaskType
+from annotation.models import Assignment, Item, ReviewEvent, Study, StudyMember, TaskType
 from annotation.protocols import protocol_for, shown_fields
 from annotation.rating.forms import SkipForm
 from annotation.rating.selectors import RaterQueue, item_content_context, rater_queue
@@ -178,6 +178,10 @@ def rater_studies(user: Any) -> QuerySet[Study]:
                 filter=Q(items__assignments__rater=user, items__assignments__state__in=Assignment.FINISHED_STATES),
                 distinct=True,
             ),
+            # Issue 24: the card says the study starts with a calibration round and an admin's admission.
+            not_admitted=Exists(StudyMember.objects.filter(
+                study=OuterRef("pk"), user=user, role=StudyMember.Role.RATER, admitted_at__isnull=True)),
+            has_calibration=Exists(Item.objects.filter(study=OuterRef("pk"), status=Item.Status.CALIBRATION)),
         )
         .order_by("-created_at")
     )

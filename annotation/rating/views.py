@@ -23,7 +23,7 @@ from accounts.roles import is_rater
 from annotation import access
 from annotation.fields import Field, item_fields
 from annotation.labels import clean_entries
-from annotation.models import Assignment, Item
+from annotation.models import Assignment, Item, Study
 from annotation.protocols import has_next_phase, protocol_for, requested_phase, submission_labels
 from annotation.rating.busy import answers_busy_database
 from annotation.rating.forms import SkipForm
@@ -47,6 +47,7 @@ from annotation.rating.services.editing import (
 )
 from annotation.rating.services.queue import assignment_claim_next, assignment_skip
 from annotation.rating.services.ratings import assignment_save_draft
+from annotation.studies.calibration.services import calibration_pending
 from medreview.errors import ConflictError, error_messages
 
 
@@ -73,7 +74,7 @@ def next_item(request: HttpRequest, study_pk: int) -> HttpResponse:
             messages.error(request, message)
         return redirect("annotation:physician_dashboard")
     if assignment is None:
-        return render(request, "rating/nothing_left.html", {"study": study})
+        return _nothing_left(request, study)
     return redirect("annotation:rate", pk=assignment.pk)
 
 
@@ -110,7 +111,7 @@ def rate(request: HttpRequest, pk: int) -> HttpResponse:
         return redirect("annotation:physician_dashboard")
     following = assignment_claim_next(study=assignment.item.study, rater=request.user)
     if following is None:
-        return render(request, "rating/nothing_left.html", {"study": assignment.item.study})
+        return _nothing_left(request, assignment.item.study)
     return redirect("annotation:rate", pk=following.pk)
 
 
@@ -231,3 +232,9 @@ def undo_submit(request: HttpRequest, pk: int) -> HttpResponse:
     messages.info(request, _("Your last submission is open again: change what you need and save."))
     # Undo is the rater asking to edit: the page opens in edit mode (a plain revisit is read-only).
     return redirect(reverse("annotation:rate", kwargs={"pk": target.pk}) + "?edit=1")
+
+
+def _nothing_left(request: HttpRequest, study: Study) -> HttpResponse:
+    """No item to give: a rater who finished calibration and waits for an admin is told so (issue 24)."""
+    return render(request, "rating/nothing_left.html", {
+        "study": study, "awaiting_admission": calibration_pending(study, request.user)})

@@ -9,13 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.db.models import Count
 from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.authentication import SessionAuthentication
-from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -27,6 +25,7 @@ from annotation import access
 from annotation.access import access_study_for_management
 from annotation.models import Study, StudyMember
 from annotation.protocols import study_fields
+from annotation.studies.groups import study_set_rater_groups
 from annotation.studies.outside_labels import physician_labels_import
 from annotation.studies.selectors import study_progress
 from annotation.studies.serializers import (
@@ -35,13 +34,8 @@ from annotation.studies.serializers import (
     StudyCreateInputSerializer,
     StudySerializer,
 )
-from annotation.studies.services import (
-    ItemSelection,
-    check_inspector_ranks,
-    study_add_members,
-    study_create,
-    study_start,
-)
+from annotation.studies.services import ItemSelection
+from annotation.studies.setup import StudySetUp, cost_options, study_set_up, users_by_username
 from medreview.authentication import ProfileTokenAuthentication
 from medreview.drf import TokenFirstAPIView
 
@@ -83,35 +77,27 @@ class StudyListAPI(TokenFirstAPIView):
         data = StudyCreateInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         v = dict(data.validated_data)
-        users = get_user_model().objects
-        raters = list(users.filter(username__in=v["raters"]))
-        inspectors = list(users.filter(username__in=v["inspectors"]))
-        missing = sorted(set(v["raters"]) - {u.username for u in raters}) + sorted(
-            set(v["inspectors"]) - {u.username for u in inspectors}
-        )
-        if missing:
-            raise ValidationError({"raters": [f"raters/inspectors: unknown usernames {missing}"]})
-        check_inspector_ranks(inspectors, v["min_inspector_rank"])  # before anything is created
+        raters = users_by_username(v["raters"], "raters")
+        inspectors = users_by_username(v["inspectors"], "inspectors")
+        group_users = {u.get_username(): u for u in users_by_username(list(v["groups"]), "groups")}
         selection = ItemSelection(
             kind=v["kind"], dataset=v["dataset"], release_label=v["release_label"], model_names=v["model_names"],
             specialties=v["specialties"], themes=v["themes"], difficulty=v["difficulty"], register=v["register"],
             language=v["language"], post_month_from=v["post_month_from"], post_month_to=v["post_month_to"],
             sample_n=v["sample_n"], seed=v["seed"], passed_prescreen=v["passed_prescreen"], validated=v["validated"],
         )
-        study = study_create(
-            name=v["name"], created_by=request.user, task_slugs=v["task_slugs"], selection=selection, raters_per_item=v["raters_per_item"], inspect_all=v["inspect_all"],
-            inspect_disagreements=v["inspect_disagreements"], inspect_share=v["inspect_share"],
-            guidelines=v["guidelines"], deadline=v["deadline"], required_specialties=v["required_specialties"],
-            required_languages=v["required_languages"], lease_minutes=v["lease_minutes"], seed=v["seed"],
-            show_prescreen=v["show_prescreen"], min_inspector_rank=v["min_inspector_rank"],
+        option_names = (
+            "raters_per_item", "inspect_all", "inspect_disagreements", "inspect_share", "guidelines", "deadline",
+            "required_specialties", "required_languages", "lease_minutes", "seed", "show_prescreen",
+            "min_inspector_rank", "calibration_threshold", "text_display", "translation_language",
         )
-        if raters:
-            study_add_members(study=study, users=raters, role=StudyMember.Role.RATER, actor=request.user)
-        if inspectors:
-            study_add_members(study=study, users=inspectors, role=StudyMember.Role.INSPECTOR,
-                                       actor=request.user)
-        if v["start"]:
-            study_start(study=study, actor=request.user)
+        spec = StudySetUp(
+            name=v["name"], task_slugs=v["task_slugs"], selection=selection, raters=raters, inspectors=inspectors,
+            groups={group_users[name]: group for name, group in v["groups"].items()}, start=v["start"],
+            options={**{name: v[name] for name in option_names},
+                     **cost_options(hourly_rate=v["hourly_rate"], currency=v["currency"])},
+        )
+        study = study_set_up(spec=spec, actor=request.user)
         return Response(StudySerializer(_study(study, [], study_fields([study]).get(study.pk))).data,
                         status=status.HTTP_201_CREATED)
 
@@ -141,6 +127,38 @@ class ProgressAPI(TokenFirstAPIView):
             "stuck_items": [i.pk for i in progress.stuck],
         }
         return Response(ProgressSerializer(body).data)
+
+
+class GroupsSerializer(serializers.Serializer):
+    groups = serializers.DictField(
+        child=serializers.ChoiceField(choices=["A", "B", ""]),
+        help_text="{rater username: \"A\", \"B\" or \"\" (no group)}; raters not named keep their group",
+    )
+
+
+class StudyGroupsAPI(TokenFirstAPIView):
+    """Expert groups by design (ClinConsensus Sec. 3.4): which of the study's raters are in group A or B."""
+
+    @extend_schema(responses=GroupsSerializer, summary="The study's expert groups (admins)")
+    def get(self, request: Request, study_pk: int) -> Response:
+        study = access_study_for_management(request.user, study_pk)
+        return Response(GroupsSerializer({"groups": _groups(study)}).data)
+
+    @extend_schema(request=GroupsSerializer, responses=GroupsSerializer,
+                   summary="Put raters in expert group A or B (admins)")
+    def post(self, request: Request, study_pk: int) -> Response:
+        study = access_study_for_management(request.user, study_pk)
+        body = GroupsSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        users = {u.get_username(): u for u in users_by_username(list(body.validated_data["groups"]), "groups")}
+        study_set_rater_groups(study=study, actor=request.user,
+                               groups={users[name]: group for name, group in body.validated_data["groups"].items()})
+        return Response(GroupsSerializer({"groups": _groups(study)}).data)
+
+
+def _groups(study: Study) -> dict[str, str]:
+    return dict(StudyMember.objects.filter(study=study, role=StudyMember.Role.RATER)
+                .values_list("user__username", "group").order_by("user__username"))
 
 
 MAX_BYTES = 50 * 1024 * 1024

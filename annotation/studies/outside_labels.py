@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -144,6 +144,74 @@ def _plan(study: Study, rows: list[ParsedLabel], file_name: str) -> _Plan:
     return plan
 
 
+def _describe(r: ParsedLabel) -> str:
+    models = " and ".join(m for m in (r.model, r.model_b) if m)
+    return f"case {r.case_id!r}" + (f" with {models}" if models else "")
+
+
+def _item_index(study: Study) -> tuple[dict[tuple[str, str, str], Item], set[tuple[str, str, str]]]:
+    """The study's items by what a researcher has: (dataset case id, model, second model); and the
+    keys two items share (one case id in two datasets of the study), which only `item_key` can name."""
+    index: dict[tuple[str, str, str], Item] = {}
+    shared: set[tuple[str, str, str]] = set()
+    items = Item.objects.filter(study=study).select_related("revision__case", "response", "response_b", "question_set")
+    for item in items:
+        model = item.response.model_name if item.response_id else ""
+        model_b = item.response_b.model_name if item.response_b_id else ""
+        key = (item.revision.case.external_id, model, model_b)
+        if key in index:
+            shared.add(key)
+        index[key] = item
+    return index, shared
+
+
+def _position_key(item: Item, r: ParsedLabel) -> tuple[str, str]:
+    """(field key, "") for the row's criterion / MCQ position, or ("", error) when the position is not there."""
+    if r.criterion is not None:
+        ids = list(item.revision.criteria.order_by("order").values_list("pk", flat=True))
+        if not 1 <= r.criterion <= len(ids):
+            return "", f"criterion {r.criterion}: case {r.case_id!r} has {len(ids)} rubric criteria"
+        return f"criterion:{ids[r.criterion - 1]}", ""
+    if r.mcq is not None:
+        ids = list(item.question_set.mcqs.order_by("order").values_list("pk", flat=True)) if item.question_set_id else []
+        if not 1 <= r.mcq <= len(ids):
+            return "", f"mcq {r.mcq}: case {r.case_id!r} has {len(ids)} MCQs in this study"
+        return f"mcq:{ids[r.mcq - 1]}", ""
+    return r.field_key, ""
+
+
+def resolve_dataset_keys(study: Study, rows: list[ParsedLabel], file_name: str
+                         ) -> tuple[list[ParsedLabel], list[ImportIssue]]:
+    """Rows naming their item by the dataset's case id (and models) and their field by position get the
+    study's item key and field key; every row that names nothing in the study is a located error."""
+    if not any(r.case_id for r in rows):
+        return rows, []
+    index, shared = _item_index(study)
+    resolved, errors = [], []
+    for r in rows:
+        if not r.case_id:
+            resolved.append(r)
+            continue
+        if (r.case_id, r.model, r.model_b) in shared:
+            errors.append(ImportIssue(r.record, "case_id", f"{_describe(r)} names two items of study {study.pk} "
+                                      "(the case id is in two of its datasets): give the item_key", file_name))
+            continue
+        item = index.get((r.case_id, r.model, r.model_b))
+        if item is None:
+            swapped = index.get((r.case_id, r.model_b, r.model)) if r.model_b else None
+            message = (f"the study's pair for case {r.case_id!r} shows {r.model_b!r} first: give model={r.model_b!r}, "
+                       f"model_b={r.model!r} (and the label as that order reads)" if swapped is not None
+                       else f"no item for {_describe(r)} in study {study.pk}")
+            errors.append(ImportIssue(r.record, "case_id", message, file_name))
+            continue
+        field_key, problem = _position_key(item, r)
+        if problem:
+            errors.append(ImportIssue(r.record, "criterion" if r.criterion is not None else "mcq", problem, file_name))
+            continue
+        resolved.append(replace(r, item_key=item.key, field_key=field_key))
+    return resolved, errors
+
+
 def physician_labels_import(
     *, study: Study, data: bytes, file_name: str, user: AbstractBaseUser | None = None, dry_run: bool = False,
 ) -> LabelImportReport:
@@ -152,16 +220,20 @@ def physician_labels_import(
         status="dry-run" if dry_run else "imported", file_name=file_name, sha256=hashlib.sha256(data).hexdigest(),
         study_id=study.pk,
     )
-    parsed = parse_physician_labels(data, file_name)
+    parsed = parse_physician_labels(data, file_name, dataset_keys=True)
     report.records = parsed.records
     if parsed.issues:
         report.status, report.errors = "refused", list(parsed.issues)
+        return report
+    rows, resolve_errors = resolve_dataset_keys(study, parsed.rows, file_name)
+    if resolve_errors:
+        report.status, report.errors = "refused", resolve_errors
         return report
     # One transaction for the file; the study row is locked so two imports into one study cannot
     # both pass the "no assignment yet" check for the same (item, rater) and then collide.
     with transaction.atomic():
         Study.objects.select_for_update().get(pk=study.pk)
-        plan = _plan(study, parsed.rows, file_name)
+        plan = _plan(study, rows, file_name)
         if plan.errors:
             report.status, report.errors = "refused", plan.errors
             return report

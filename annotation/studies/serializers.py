@@ -6,6 +6,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from annotation.models import ItemKind, Study, StudyMember
+from annotation.models.translated import TextDisplay
 
 
 class RaterProgressSerializer(serializers.Serializer):
@@ -109,6 +110,25 @@ class StudyCreateInputSerializer(serializers.Serializer):
                                    help_text="Usernames of raters")
     inspectors = serializers.ListField(child=serializers.CharField(), required=False, default=list,
                                        help_text="Usernames of inspectors")
+    groups = serializers.DictField(
+        child=serializers.ChoiceField(choices=["A", "B"]), required=False, default=dict,
+        help_text="Expert groups (ClinConsensus Sec. 3.4): {rater username: \"A\" or \"B\"}; each must be a rater",
+    )
+    calibration_threshold = serializers.FloatField(
+        required=False, allow_null=True, default=None, min_value=0, max_value=1,
+        help_text="Share of calibration labels matching the expected answer that admits a rater (empty: an admin)",
+    )
+    hourly_rate = serializers.DecimalField(
+        max_digits=8, decimal_places=2, required=False, allow_null=True, default=None, min_value=0,
+        help_text="Cost of one hour of active review, for the effort and cost report",
+    )
+    currency = serializers.CharField(required=False, default="USD", min_length=3, max_length=3)
+    text_display = serializers.ChoiceField(
+        choices=TextDisplay.choices, required=False, default=TextDisplay.AUTO,
+        help_text="What raters read of case text: the original, a translation, both, or auto (both for bilingual raters)",
+    )
+    translation_language = serializers.CharField(required=False, default="zh-Hans", max_length=16,
+                                                 help_text="Language of the translations shown (BCP 47)")
     start = serializers.BooleanField(required=False, default=False, help_text="Start the study right away")
 
 

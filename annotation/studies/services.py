@@ -10,6 +10,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 from itertools import combinations
 from typing import Any
 
@@ -18,7 +19,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 
 from accounts.models import Role
 from accounts.roles import RANK_ORDER, rank_at_least, rank_name, user_role
@@ -198,19 +199,50 @@ def _validate_study_numbers(*, raters_per_item: int, inspect_share: float, lease
         raise ValidationError(errors)
 
 
+_KIND_NAMES = {
+    ItemKind.CASE: gettext_lazy("cases"), ItemKind.RESPONSE: gettext_lazy("model responses"),
+    ItemKind.QUESTION_SET: gettext_lazy("question sets"), ItemKind.PAIR: gettext_lazy("pairs of model responses"),
+}
+
+
 def _study_tasks(task_slugs: list[str], kind: str) -> list[TaskType]:
     """The named task types, all rating items of `kind`."""
     tasks = list(TaskType.objects.filter(slug__in=task_slugs))
     unknown = sorted(set(task_slugs) - {t.slug for t in tasks})
     if unknown or not task_slugs:
         raise ValidationError({"task_slugs": f"task_slugs: unknown task type(s) {unknown}" if unknown
-                               else "task_slugs: choose at least one task type."})
+                               else gettext("task_slugs: choose at least one task.")})
     # Translation consistency rates the translated text of any item (LiveClin sets, LiveMedBench cases).
-    wrong_kind = sorted(t.slug for t in tasks if t.item_kind != kind and t.target != TaskTarget.TRANSLATION)
-    if wrong_kind:
-        raise ValidationError({"task_slugs": f"task_slugs: {wrong_kind} rate items of another kind than "
-                                             f"{kind!r}."})
+    wrong = [t for t in tasks if t.item_kind != kind and t.target != TaskTarget.TRANSLATION]
+    if wrong:
+        raise ValidationError({"task_slugs": [
+            gettext("The task “%(task)s” (%(slug)s) rates %(theirs)s, but this study's items are %(ours)s: "
+                    "choose tasks for %(ours)s, or change what the items are.") % {
+                "task": t.shown_name, "slug": t.slug, "theirs": _KIND_NAMES.get(t.item_kind, t.item_kind),
+                "ours": _KIND_NAMES.get(kind, kind)}
+            for t in wrong
+        ]})
     return tasks
+
+
+def _describe_selection(selection: ItemSelection) -> str:
+    parts = [f"{name}={value!r}" for name, value in (
+        ("kind", selection.kind), ("dataset", selection.dataset), ("release", selection.release_label),
+        ("models", list(selection.model_names)), ("specialties", list(selection.specialties)),
+        ("themes", list(selection.themes)), ("difficulty", selection.difficulty),
+        ("register", selection.register), ("language", selection.language),
+    ) if value]
+    return ", ".join(parts)
+
+
+def selection_count(selection: ItemSelection) -> int:
+    """How many items `selection` gives a new study (after its sample), without writing anything."""
+    found = len(_candidate_items(Study(), selection))
+    if selection.sample_n is not None:
+        if selection.sample_n < 1:
+            raise ValidationError({"sample_n": "sample_n: must be at least 1."})
+        return min(found, selection.sample_n)
+    return found
 
 
 # --- studies -------------------------------------------------------------------------------------
@@ -237,8 +269,18 @@ def study_create(
     min_inspector_rank: str = "",
     text_display: str = "auto",
     translation_language: str = "zh-Hans",
+    hourly_rate: Decimal | None = None,
+    currency: str = "USD",
+    calibration_threshold: float | None = None,
+    refuse_empty: bool = False,
 ) -> Study:
-    """Create a draft study and its items (each pointing at its case's current revision)."""
+    """Create a draft study and its items (each pointing at its case's current revision).
+
+    Refused, writing nothing: tasks of another item kind, and with `refuse_empty` (every entry point
+    a person uses: the wizard, the API, `create_study`, through `setup.study_set_up`) a selection
+    that gives 0 items (a typo in the release label once started an empty study with a dead "Next
+    item" in queues). Builders of tests and the demo may still make an empty draft to fill later.
+    """
     check_can_manage_studies(created_by)
     if not name.strip():
         raise ValidationError({"name": "name: a study needs a name."})
@@ -250,6 +292,8 @@ def study_create(
         raise ValidationError({"text_display": f"text_display: one of {', '.join(TextDisplay.values)}."})
     _validate_study_numbers(raters_per_item=raters_per_item, inspect_share=inspect_share,
                             lease_minutes=lease_minutes)
+    if calibration_threshold is not None and not 0 <= calibration_threshold <= 1:
+        raise ValidationError({"calibration_threshold": "calibration_threshold: a share between 0 and 1."})
     tasks = _study_tasks(task_slugs, selection.kind)
     study_seed = seed if seed is not None else secrets.randbelow(2**31)
     sample_seed = selection.seed if selection.seed is not None else study_seed
@@ -263,9 +307,16 @@ def study_create(
             created_by=created_by, selection=selection.as_record(seed=sample_seed),
             show_prescreen=show_prescreen, min_inspector_rank=min_inspector_rank,
             text_display=text_display, translation_language=translation_language,
+            hourly_rate=hourly_rate, currency=currency, calibration_threshold=calibration_threshold,
         )
         study.tasks.set(tasks)
         count = _insert_items(study, selection, sample_seed)
+        if count == 0 and refuse_empty:
+            # Raised inside the transaction: the study row and its task links are rolled back.
+            raise ValidationError({"selection": gettext(
+                "No items match this selection (%(selection)s): a study needs at least one item. "
+                "Check the dataset, the release and the filters."
+            ) % {"selection": _describe_selection(selection)}})
         study.selection["items_created"] = count
         study.save(update_fields=["selection"])
     return study

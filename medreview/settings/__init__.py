@@ -35,6 +35,7 @@ if not SECRET_KEY:
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", default=[])
+CSRF_FAILURE_VIEW = "medreview.views.csrf_failure"  # the 403 page with a reason and a way back
 
 INSTALLED_APPS = [
     "django.contrib.admin",

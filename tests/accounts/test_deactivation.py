@@ -126,7 +126,7 @@ def test_the_django_admin_enforces_the_same_rules_and_ends_sessions(physician_a)
                 "date_joined_1": "00:00:00", "profile-TOTAL_FORMS": "1", "profile-INITIAL_FORMS": "1",
                 "profile-MIN_NUM_FORMS": "0", "profile-MAX_NUM_FORMS": "1", "profile-0-id": user.profile.pk,
                 "profile-0-user": user.pk, "profile-0-role": user.profile.role, "profile-0-rank": "",
-                "profile-0-specialties": "[]", "profile-0-languages": "[]",
+                "profile-0-specialties": [], "profile-0-languages": [],  # list controls (issue 24), not JSON
                 "profile-0-pseudonym": user.profile.pseudonym, "oidc_identities-TOTAL_FORMS": "0",
                 "oidc_identities-INITIAL_FORMS": "0", "oidc_identities-MIN_NUM_FORMS": "0",
                 "oidc_identities-MAX_NUM_FORMS": "1000"}

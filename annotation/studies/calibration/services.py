@@ -78,6 +78,26 @@ def calibration_mark(*, item: Item, actor: User, expected: dict[str, Any]) -> It
     return locked
 
 
+def calibration_set_threshold(*, study: Study, actor: User, threshold: float | None) -> Study:
+    """The share of matching calibration labels that admits a rater at once (None: an admin admits).
+    Raters already admitted stay admitted; the others are measured against it at their next submission."""
+    check_can_manage_studies(actor, gettext("Only admins choose calibration items."))
+    if threshold is not None and not 0 <= threshold <= 1:
+        raise ValidationError({"calibration_threshold": "calibration_threshold: a share between 0 and 1."})
+    # One row, written with a plain update: nothing else reads and writes it in the same step.
+    Study.objects.filter(pk=study.pk).update(calibration_threshold=threshold)
+    study.calibration_threshold = threshold
+    return study
+
+
+def calibration_candidates(study: Study) -> list[Item]:
+    """Items that can become calibration items: open and given to nobody yet (`calibration_mark`)."""
+    return list(
+        study.items.filter(status=Item.Status.OPEN).exclude(Exists(Assignment.objects.filter(item_id=OuterRef("pk"))))
+        .select_related("revision__case").order_by("pk")
+    )
+
+
 def calibration_import(*, study: Study, actor: User, rows: list[dict[str, Any]]) -> int:
     """Mark items by key: rows of {"item": "<item key>", "expected": {field id: {label, explanation}}}."""
     check_can_manage_studies(actor, gettext("Only admins choose calibration items."))

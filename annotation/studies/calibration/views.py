@@ -7,7 +7,7 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods
@@ -16,11 +16,15 @@ from annotation import access
 from annotation.fields import Field, field_titles, item_fields
 from annotation.labels import own_latest_labels
 from annotation.models import Assignment, Item, StudyMember
+from annotation.studies.calibration.expected import expected_from_post, expected_rows
 from annotation.studies.calibration.parsing import parse_calibration
 from annotation.studies.calibration.services import (
+    calibration_candidates,
     calibration_import,
+    calibration_mark,
     calibration_pending,
     calibration_scores,
+    calibration_set_threshold,
     rater_admit,
 )
 
@@ -59,17 +63,68 @@ def _label(field: Field, value: str) -> str:
 
 @require_http_methods(["GET"])
 def study_calibration(request: HttpRequest, pk: int) -> HttpResponse:
-    """Admins: calibration items, each rater's calibration agreement, admit; import expected answers."""
+    """Admins: each rater's calibration agreement and admission, the threshold, the calibration items
+    and the items that can become one (picked from the list, answered on a rating-like form)."""
     study = access.access_study_for_management(request.user, pk)
     scores = calibration_scores(study)
     members = list(
         StudyMember.objects.filter(study=study, role=StudyMember.Role.RATER).select_related("user").order_by("pk")
     )
+    threshold = study.calibration_threshold
     return render(request, "studies/study_calibration.html", {
         "study": study,
         "items": list(study.items.filter(status=Item.Status.CALIBRATION).select_related("revision__case")),
+        "candidates": calibration_candidates(study)[:MAX_CANDIDATES],
+        "max_candidates": MAX_CANDIDATES,
+        "threshold_percent": None if threshold is None else round(threshold * 100),
         "raters": [{"member": m, "score": scores.get(m.user_id)} for m in members],
     })
+
+
+MAX_CANDIDATES = 500
+
+
+@require_http_methods(["GET", "POST"])
+def calibration_item(request: HttpRequest, pk: int, item_pk: int) -> HttpResponse:
+    """One item's expected answers on a rating-like form: a category per field and why. A refused
+    form keeps what was entered and marks the fields that need an answer."""
+    study = access.access_study_for_management(request.user, pk)
+    item = get_object_or_404(study.items.select_related("study", "revision__case"), pk=item_pk)
+    if request.method == "POST":
+        try:
+            calibration_mark(item=item, actor=request.user, expected=expected_from_post(item, request.POST))
+        except ValidationError as exc:
+            field_errors = {key: [_("Choose the expected answer.") if "required" in m else m for m in ms]
+                            for key, ms in getattr(exc, "message_dict", {}).items()}
+            rows = expected_rows(item, posted=request.POST, errors=field_errors)
+            known = {r.field_id for r in rows}
+            other = [m for key, ms in field_errors.items() if key not in known for m in ms] or (
+                [] if field_errors else exc.messages)
+            return render(request, "studies/calibration_item.html", {
+                "study": study, "item": item, "rows": rows, "errors": other,
+                "marked": sum(1 for r in rows if r.errors)}, status=400)
+        messages.success(request, _("The item of case %(case)s is a calibration item now.") % {
+            "case": item.revision.case.external_id or item.key})
+        return redirect("annotation:study_calibration", pk=study.pk)
+    return render(request, "studies/calibration_item.html", {
+        "study": study, "item": item, "rows": expected_rows(item), "errors": [], "marked": 0})
+
+
+@require_http_methods(["POST"])
+def calibration_threshold(request: HttpRequest, pk: int) -> HttpResponse:
+    study = access.access_study_for_management(request.user, pk)
+    raw = request.POST.get("percent", "").strip()
+    if raw and not (raw.isdigit() and 0 <= int(raw) <= 100):
+        messages.error(request, _("The admission threshold is a whole percentage from 0 to 100, not %(value)s.")
+                       % {"value": raw})
+        return redirect("annotation:study_calibration", pk=study.pk)
+    calibration_set_threshold(study=study, actor=request.user, threshold=int(raw) / 100 if raw else None)
+    if raw:
+        messages.success(request, _("Raters are admitted at once when %(percent)s%% of their calibration labels "
+                                    "match.") % {"percent": raw})
+    else:
+        messages.success(request, _("An admin admits each rater after calibration."))
+    return redirect("annotation:study_calibration", pk=study.pk)
 
 
 @require_http_methods(["POST"])

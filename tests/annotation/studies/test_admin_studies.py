@@ -231,7 +231,8 @@ def test_it_shows_the_service_error_when_tasks_do_not_fit_the_items(client, admi
         reverse("annotation:admin_dashboard"), _create_data(tasks=["grader-reliability"], kind="case")
     )
     assert response.status_code == 400
-    assert "rate items of another kind" in response.content.decode()
+    assert ("The task “Grader reliability (criterion met?)” (grader-reliability) rates model responses, but this study&#x27;s items "
+            "are cases") in response.content.decode()
     assert not Study.objects.exists()
 
 
