@@ -42,18 +42,15 @@ def labels_fingerprint(selection: Selection | None = None) -> str:
     from graders.models import GraderDecision, GraderRun, JudgeScore, PairwiseJudgement
 
     study_id = selection.study_id if selection is not None else None
-    events = ReviewEvent._meta.db_table
-    parts = [f"(SELECT MAX(id) FROM {events} WHERE study_id = %s)" if study_id is not None
-             else f"(SELECT MAX(id) FROM {events})"]
+    # (aggregate, table, condition): table names come from the models, the study id is a parameter.
+    scalars = [("MAX(id)", ReviewEvent._meta.db_table, "WHERE study_id = %s" if study_id is not None else "")]
     params: list[object] = [study_id] if study_id is not None else []
     if study_id is None:
-        ratings = Rating._meta.db_table
-        parts += [f"(SELECT COUNT(*) FROM {ratings})", f"(SELECT MAX(id) FROM {ratings})"]
-    for model in (GraderDecision, JudgeScore, PairwiseJudgement):
-        parts.append(f"(SELECT MAX(id) FROM {model._meta.db_table})")
-    runs = GraderRun._meta.db_table
-    parts += [f"(SELECT COUNT(*) FROM {runs})", f"(SELECT MAX(id) FROM {runs})"]
-    state = _scalars("SELECT " + ", ".join(parts), params)
+        scalars += [("COUNT(*)", Rating._meta.db_table, ""), ("MAX(id)", Rating._meta.db_table, "")]
+    scalars += [("MAX(id)", m._meta.db_table, "") for m in (GraderDecision, JudgeScore, PairwiseJudgement)]
+    scalars += [("COUNT(*)", GraderRun._meta.db_table, ""), ("MAX(id)", GraderRun._meta.db_table, "")]
+    sql = "SELECT " + ", ".join(f"(SELECT {agg} FROM {table} {where})" for agg, table, where in scalars)  # noqa: S608
+    state = _scalars(sql, params)
     fingerprint = "/".join("" if v is None else str(v) for v in state)
     if study_id is not None:
         members = list(StudyMember.objects.filter(study_id=study_id).order_by("pk").values_list(
