@@ -59,15 +59,16 @@ def encode_binary(values: Any) -> np.ndarray:
     if kind == "b":
         return arr.astype(np.int8)
     if kind in "iu":
-        if arr.size and not np.isin(arr, (0, 1)).all():
+        # the range ends decide it for integers (one pass each, no hashing)
+        if arr.size and (arr.min() < 0 or arr.max() > 1):
             raise ValueError("binary labels must be 0/1")
         return arr.astype(np.int8)
     if kind == "f":
-        out = np.full(arr.shape, -1, dtype=np.int8)
-        ok = ~np.isnan(arr)
-        if not np.isin(arr[ok], (0.0, 1.0)).all():
+        met, not_met = arr == 1.0, arr == 0.0
+        if not (met | not_met | np.isnan(arr)).all():
             raise ValueError("binary labels must be 0/1")
-        out[ok] = arr[ok].astype(np.int8)
+        out = met.astype(np.int8)
+        out -= ~(met | not_met)  # NaN -> -1
         return out
     raw, uniques = pd.factorize(arr.astype(object), use_na_sentinel=True)
     lut = np.array([_binary_token(u) for u in uniques] + [-1], dtype=np.int8)
@@ -91,6 +92,32 @@ def _confusion(ref: np.ndarray, pred: np.ndarray, invalid: str) -> tuple[np.ndar
         use = labelled & (pred >= 0)
     cell = np.where(use, 2 * ref.astype(np.int16) + eff, -1)
     return cell, n_invalid, int((~labelled).sum())
+
+
+def _confusion_counts(ref: np.ndarray, pred: np.ndarray, invalid: str) -> tuple[np.ndarray, int, int]:
+    """(tn, fp, fn, tp counts, invalid outputs, pairs without reference), as `_confusion` counts them.
+
+    One bincount over the nine (reference, prediction) combinations of -1 / 0 / 1 instead of a
+    cell per pair: the same counts in two passes over the arrays.
+    """
+    if invalid not in ("wrong", "exclude"):
+        raise ValueError("invalid must be 'wrong' or 'exclude'")
+    if ref.shape != pred.shape:
+        raise ValueError("reference and predicted must have the same length")
+    combo = ref.astype(np.uint8)
+    combo += 1
+    combo *= 3
+    combo += pred.astype(np.uint8)
+    combo += 1  # (ref + 1) * 3 + (pred + 1), 0..8
+    table = np.bincount(combo, minlength=9).reshape(3, 3)  # [ref + 1, pred + 1]
+    labelled = table[1:]
+    counts = labelled[:, 1:].reshape(4).copy()  # tn, fp, fn, tp
+    n_invalid = int(labelled[:, 0].sum())
+    if invalid == "wrong":
+        # an invalid output predicts the opposite of the reference: not met -> fp, met -> fn
+        counts[1] += labelled[0, 0]
+        counts[2] += labelled[1, 0]
+    return counts, n_invalid, int(table[0].sum())
 
 
 def _mf1_from_counts(tn, fp, fn, tp):
@@ -138,8 +165,7 @@ def macro_f1(reference: Any, predicted: Any, *, invalid: str = "wrong") -> Macro
     """
     ref = encode_binary(reference)
     pred = encode_binary(predicted)
-    cell, n_invalid, n_skipped = _confusion(ref, pred, invalid)
-    counts = np.bincount(cell[cell >= 0], minlength=4)
+    counts, n_invalid, n_skipped = _confusion_counts(ref, pred, invalid)
     return _mf1_result(counts, n_invalid, n_skipped)
 
 
@@ -157,8 +183,7 @@ def macro_f1_vs_raters(predicted: Any, raters: Any, *, invalid: str = "wrong") -
     per = []
     for j in range(arr.shape[1]):  # loop over raters, not items
         ref = encode_binary(arr[:, j])
-        cell, n_invalid, n_skipped = _confusion(ref, pred, invalid)
-        per.append(_mf1_result(np.bincount(cell[cell >= 0], minlength=4), n_invalid, n_skipped))
+        per.append(_mf1_result(*_confusion_counts(ref, pred, invalid)))
     if not per:
         return MacroF1VsRatersResult(None, (), "no raters")
     undefined = [i for i, r in enumerate(per) if r.value is None]

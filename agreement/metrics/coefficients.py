@@ -14,6 +14,35 @@ import numpy as np
 from agreement.metrics.encoding import count_matrix, encode_ratings, weight_matrix
 from agreement.metrics.results import AgreementResult, MetricResult, _empty_result, _result_from_influence
 
+#: Subjects are grouped by their row of labels when there are at most this many possible rows.
+MAX_PATTERNS = 4096
+
+
+def _patterns(codes: np.ndarray, q: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """(distinct rows of labels, how many subjects gave each), or None when rows may be too varied.
+
+    Every per-subject quantity of these coefficients is a function of the subject's row of codes, so
+    a study of 82,500 subjects rated by two raters on two categories holds at most 9 distinct rows:
+    computing over them, each weighted by its count, is the same sum in a few operations. Rows are
+    numbered in base q + 1 (0 = missing), one bincount over the subjects.
+    """
+    n, r = codes.shape
+    base = q + 1
+    if r == 0 or base**r > MAX_PATTERNS or base**r * 4 > n:
+        return None
+    idx_t = np.int16 if base**r < 32767 else np.int32
+    ids = codes[:, 0].astype(idx_t)
+    ids += 1
+    for j in range(1, r):
+        col = codes[:, j].astype(idx_t)
+        col += 1
+        col *= idx_t(base**j)
+        ids += col
+    freq = np.bincount(ids, minlength=base**r)
+    present = np.flatnonzero(freq)
+    digits = (present[:, None] // base ** np.arange(r)) % base - 1
+    return digits.astype(codes.dtype), freq[present].astype(float)
+
 
 def _multirater(
     ratings: Any,
@@ -31,18 +60,29 @@ def _multirater(
     codes, cats = encode_ratings(ratings, categories)
     q = len(cats)
     r = codes.shape[1] if codes.ndim == 2 else 0
-    ct_all = count_matrix(codes, q, transposed=True)  # q x n
+    grouped = _patterns(codes, q) if codes.ndim == 2 and codes.size else None
+    # `mult`: how many subjects each column of `ct` stands for (1 each, or a pattern's count).
+    if grouped is not None:
+        ct_all = count_matrix(grouped[0], q, transposed=True)
+        mult_all = grouped[1]
+    else:
+        ct_all = count_matrix(codes, q, transposed=True)  # q x n
+        mult_all = None
     ri_all = ct_all.sum(axis=0)
     keep = ri_all > 0  # irrCAC drops subjects with no rating at all
     if keep.all():
         ct = ct_all.astype(float, copy=False)
         ri = ri_all.astype(float, copy=False)
+        mult = mult_all
     else:
         ct = ct_all[:, keep].astype(float)
         ri = ri_all[keep].astype(float)
-    n = int(ri.shape[0])
+        mult = mult_all[keep] if mult_all is not None else None
     m2 = ri >= 2
-    n2 = int(m2.sum())
+    if mult is None:
+        n, n2 = int(ri.shape[0]), int(m2.sum())
+    else:
+        n, n2 = int(mult.sum()), int(mult[m2].sum())
     if n == 0:
         return _empty_result(name, 0, 0, r, cats, "no ratings")
     if n2 == 0:
@@ -83,7 +123,7 @@ def _multirater(
     # (in-place arithmetic below keeps the number of n-length temporaries low)
     pa_i = np.einsum("kn,kn->n", ct, ct if identity else W @ ct)
     pa_i -= ri
-    all2 = n2 == n
+    all2 = bool(m2.all())
     buf = ri - 1.0
     buf *= ri  # r_i (r_i - 1)
     if not all2:
@@ -91,9 +131,9 @@ def _multirater(
     pa_i /= buf
     if not all2:
         pa_i[~m2] = 0.0
-    pa = float(pa_i.sum()) / n2
+    pa = float(pa_i.sum() if mult is None else pa_i @ mult) / n2
     inv_ri = np.divide(1.0, ri, out=buf)
-    pi = (ct @ inv_ri) / n
+    pi = (ct @ (inv_ri if mult is None else inv_ri * mult)) / n
     wsum = float(W.sum())
     if kind == "gwet":
         pe = wsum * float((pi * (1 - pi)).sum()) / (q * (q - 1))
@@ -128,6 +168,9 @@ def _multirater(
         coef_i -= pe_i
         coef_i += g * pe
     coef_i -= value
+    if mult is not None:
+        # each pattern's deviation counted once per subject: sum_i c_i^2 = sum_p mult_p c_p^2
+        coef_i *= np.sqrt(mult)
     return _result_from_influence(
         name, value, coef_i, pa=pa, pe=pe, n=n, n2=n2, r=r, cats=cats, confidence=confidence
     )
