@@ -94,30 +94,54 @@ def _confusion(ref: np.ndarray, pred: np.ndarray, invalid: str) -> tuple[np.ndar
     return cell, n_invalid, int((~labelled).sum())
 
 
-def _confusion_counts(ref: np.ndarray, pred: np.ndarray, invalid: str) -> tuple[np.ndarray, int, int]:
+def _binary_masks(values: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(met, not met) boolean masks of binary labels; neither = missing or invalid. Checks like `encode_binary`.
+
+    Numbers and booleans are compared in place (no int8 copy); other labels go through `encode_binary`.
+    """
+    arr = values.to_numpy() if isinstance(values, pd.Series | pd.Index) else values
+    if isinstance(arr, np.ndarray) and arr.dtype.kind in "biuf":
+        arr = arr.reshape(-1)
+        if arr.dtype.kind == "b":
+            return arr, ~arr
+        met, not_met = arr == 1, arr == 0
+        if arr.dtype.kind == "f":
+            ok = met | not_met
+            ok |= np.isnan(arr)
+            if not ok.all():
+                raise ValueError("binary labels must be 0/1")
+        elif arr.size and (arr.min() < 0 or arr.max() > 1):
+            raise ValueError("binary labels must be 0/1")
+        return met, not_met
+    codes = encode_binary(values)
+    return codes == 1, codes == 0
+
+
+def _confusion_counts(ref: Any, pred: Any, invalid: str) -> tuple[np.ndarray, int, int]:
     """(tn, fp, fn, tp counts, invalid outputs, pairs without reference), as `_confusion` counts them.
 
-    One bincount over the nine (reference, prediction) combinations of -1 / 0 / 1 instead of a
-    cell per pair: the same counts in two passes over the arrays.
+    `ref` and `pred` are labels, or (met, not met) masks already made (`_binary_masks`).
+
+    From boolean masks and `count_nonzero` (a handful of passes over bits, no cell per pair): an
+    invalid output is a labelled pair whose prediction is neither met nor not met.
     """
     if invalid not in ("wrong", "exclude"):
         raise ValueError("invalid must be 'wrong' or 'exclude'")
-    if ref.shape != pred.shape:
+    ref_met, ref_not = ref if isinstance(ref, tuple) else _binary_masks(ref)
+    pred_met, pred_not = pred if isinstance(pred, tuple) else _binary_masks(pred)
+    if ref_met.shape != pred_met.shape:
         raise ValueError("reference and predicted must have the same length")
-    combo = ref.astype(np.uint8)
-    combo += 1
-    combo *= 3
-    combo += pred.astype(np.uint8)
-    combo += 1  # (ref + 1) * 3 + (pred + 1), 0..8
-    table = np.bincount(combo, minlength=9).reshape(3, 3)  # [ref + 1, pred + 1]
-    labelled = table[1:]
-    counts = labelled[:, 1:].reshape(4).copy()  # tn, fp, fn, tp
-    n_invalid = int(labelled[:, 0].sum())
+    cnz = np.count_nonzero
+    tn, fp = cnz(ref_not & pred_not), cnz(ref_not & pred_met)
+    fn, tp = cnz(ref_met & pred_not), cnz(ref_met & pred_met)
+    n_not, n_met = cnz(ref_not), cnz(ref_met)
+    bad_not, bad_met = n_not - tn - fp, n_met - fn - tp
+    counts = np.array([tn, fp, fn, tp], dtype=np.int64)
     if invalid == "wrong":
         # an invalid output predicts the opposite of the reference: not met -> fp, met -> fn
-        counts[1] += labelled[0, 0]
-        counts[2] += labelled[1, 0]
-    return counts, n_invalid, int(table[0].sum())
+        counts[1] += bad_not
+        counts[2] += bad_met
+    return counts, int(bad_not + bad_met), int(ref_met.size - n_not - n_met)
 
 
 def _mf1_from_counts(tn, fp, fn, tp):
@@ -163,9 +187,7 @@ def macro_f1(reference: Any, predicted: Any, *, invalid: str = "wrong") -> Macro
     ``"exclude"`` the pair is dropped.  Pairs whose reference is missing are
     skipped.  ``value`` is ``None`` when either class's F1 is undefined.
     """
-    ref = encode_binary(reference)
-    pred = encode_binary(predicted)
-    counts, n_invalid, n_skipped = _confusion_counts(ref, pred, invalid)
+    counts, n_invalid, n_skipped = _confusion_counts(reference, predicted, invalid)
     return _mf1_result(counts, n_invalid, n_skipped)
 
 
@@ -180,10 +202,11 @@ def macro_f1_vs_raters(predicted: Any, raters: Any, *, invalid: str = "wrong") -
     arr = _as_2d(raters)
     if arr.shape[0] != pred.shape[0]:
         raise ValueError("raters must have one row per predicted item")
+    pred_masks = (pred == 1, pred == 0)
     per = []
     for j in range(arr.shape[1]):  # loop over raters, not items
         ref = encode_binary(arr[:, j])
-        per.append(_mf1_result(*_confusion_counts(ref, pred, invalid)))
+        per.append(_mf1_result(*_confusion_counts((ref == 1, ref == 0), pred_masks, invalid)))
     if not per:
         return MacroF1VsRatersResult(None, (), "no raters")
     undefined = [i for i, r in enumerate(per) if r.value is None]

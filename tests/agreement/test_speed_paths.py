@@ -139,8 +139,11 @@ def test_it_counts_the_confusion_table_in_one_pass_like_the_per_pair_cells(inval
     rng = np.random.default_rng(4)
     ref = rng.integers(-1, 2, size=5000).astype(np.int8)
     pred = rng.integers(-1, 2, size=5000).astype(np.int8)
-    counts, n_invalid, n_skipped = _confusion_counts(ref, pred, invalid)
+    counts, n_invalid, n_skipped = _confusion_counts((ref == 1, ref == 0), (pred == 1, pred == 0), invalid)
     cell, ref_invalid, ref_skipped = _confusion(ref, pred, invalid)
+    # The same from float labels, NaN for missing or invalid.
+    as_float = [np.where(x >= 0, x, np.nan).astype(float) for x in (ref, pred)]
+    assert _confusion_counts(*as_float, invalid)[0].tolist() == counts.tolist()
     assert counts.tolist() == np.bincount(cell[cell >= 0], minlength=4).tolist()
     assert (n_invalid, n_skipped) == (ref_invalid, ref_skipped)
     # Float labels with NaN (missing) and integer 0/1 labels encode as the per-value path did.
