@@ -295,23 +295,9 @@ def _study_for(size: float, rebuild: bool) -> int:
     return study.pk
 
 
-def _measure(size: float, repeat: int, rebuild: bool, growth: Any) -> None:
-    import numpy as np
-    import pandas as pd
-    from django.conf import settings
-    from django.db import connection, reset_queries
-    from irrCAC.raw import CAC
-    from scipy import stats
-    from sklearn.metrics import f1_score
+def _measure(size: float, repeat: int, rebuild: bool, growth: Any, *, kernels_only: bool = False) -> None:
+    from django.db import connection
 
-    from agreement import metrics
-    from agreement.reports import (
-        build_grader_reliability,
-        build_report,
-        group_labels,
-        human_matrix,
-        load_labels,
-    )
     from agreement.selectors import Selection
 
     study_id = _study_for(size, rebuild)
@@ -321,6 +307,19 @@ def _measure(size: float, repeat: int, rebuild: bool, growth: Any) -> None:
     print(f"\n=== {size:g}x: study {study_id}, {n_ratings:,} ratings ({n_ratings // 2:,} per expert group), "
           f"{connection.vendor} {connection.settings_dict['NAME']}; load average {load}")
 
+    if not kernels_only:
+        _measure_report(study_id, size, repeat, growth)
+    _measure_kernels(selection, size, repeat, growth)
+
+
+def _measure_report(study_id: int, size: float, repeat: int, growth: Any) -> None:
+    from django.conf import settings
+    from django.db import connection, reset_queries
+
+    from agreement.reports import build_grader_reliability, build_report
+    from agreement.selectors import Selection
+
+    selection = Selection(study_id=study_id)
     print("(a) from the database, end to end")
     best, median, tables, cpu, mb = _timed(lambda: build_grader_reliability(selection), repeat)
     print(f"  grader-reliability report: best {best:.3f} s, median {median:.3f} s (CPU {cpu:.3f} s)")
@@ -345,6 +344,17 @@ def _measure(size: float, repeat: int, rebuild: bool, growth: Any) -> None:
           f"share of cases below 0.6: {eg.iloc[0]['share_cases_below_0.6']:.3f}")
 
     _time_page(study_id, repeat, size, growth)
+
+
+def _measure_kernels(selection: Any, size: float, repeat: int, growth: Any) -> None:
+    import numpy as np
+    import pandas as pd
+    from irrCAC.raw import CAC
+    from scipy import stats
+    from sklearn.metrics import f1_score
+
+    from agreement import metrics
+    from agreement.reports import group_labels, human_matrix, load_labels
 
     print("(b) the same arrays: medreview vs reference implementations")
     data = load_labels(selection)
@@ -391,6 +401,7 @@ def main() -> None:
     parser.add_argument("--rebuild", action="store_true", help="generate fresh studies even if they exist")
     parser.add_argument("--sizes", default="1,3,10", help="multiples of ClinConsensus scale (default 1,3,10)")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--kernels-only", action="store_true", help="only (b): the kernels against the references")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT / "benchmarks"))
     from growth import Growth, parse_sizes
@@ -403,7 +414,8 @@ def main() -> None:
     growth = Growth("Agreement reports by multiple of ClinConsensus scale")
     for size in sizes:
         # Fewer repeats at the larger sizes: each run there takes seconds.
-        _measure(size, args.repeat if size <= 1 else max(1, args.repeat - 1), args.rebuild, growth)
+        _measure(size, args.repeat if size <= 1 else max(1, args.repeat - 1), args.rebuild, growth,
+                 kernels_only=args.kernels_only)
     growth.print()
 
 

@@ -106,9 +106,9 @@ def _binary_masks(values: Any) -> tuple[np.ndarray, np.ndarray]:
             return arr, ~arr
         met, not_met = arr == 1, arr == 0
         if arr.dtype.kind == "f":
-            ok = met | not_met
-            ok |= np.isnan(arr)
-            if not ok.all():
+            # every value is 1, 0 or NaN: counted, not OR-ed into another mask
+            cnz = np.count_nonzero
+            if cnz(met) + cnz(not_met) + cnz(np.isnan(arr)) != arr.size:
                 raise ValueError("binary labels must be 0/1")
         elif arr.size and (arr.min() < 0 or arr.max() > 1):
             raise ValueError("binary labels must be 0/1")
