@@ -44,6 +44,42 @@ def _patterns(codes: np.ndarray, q: int) -> tuple[np.ndarray, np.ndarray] | None
     return digits.astype(codes.dtype), freq[present].astype(float)
 
 
+def _subject_counts(
+    codes: np.ndarray, q: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray, int, int]:
+    """(categories x columns counts, ratings per column, subjects per column or None, columns with >= 2
+    ratings, subjects, subjects with >= 2 ratings); a column is a subject, or a distinct row of labels
+    standing for `mult` subjects (`_patterns`). Subjects with no rating are dropped (irrCAC)."""
+    grouped = _patterns(codes, q) if codes.ndim == 2 and codes.size else None
+    if grouped is not None:
+        ct_all, mult_all = count_matrix(grouped[0], q, transposed=True), grouped[1]
+    else:
+        ct_all, mult_all = count_matrix(codes, q, transposed=True), None  # q x n
+    ri_all = ct_all.sum(axis=0)
+    keep = ri_all > 0
+    if keep.all():
+        ct, ri, mult = ct_all.astype(float, copy=False), ri_all.astype(float, copy=False), mult_all
+    else:
+        ct, ri = ct_all[:, keep].astype(float), ri_all[keep].astype(float)
+        mult = mult_all[keep] if mult_all is not None else None
+    m2 = ri >= 2
+    if mult is None:
+        return ct, ri, None, m2, int(ri.shape[0]), int(m2.sum())
+    return ct, ri, mult, m2, int(mult.sum()), int(mult[m2].sum())
+
+
+def _one_category(name: str, kind: str, n: int, n2: int, r: int, cats: list[Any]) -> AgreementResult:
+    if kind == "fleiss":
+        return _empty_result(name, n, n2, r, cats, "only one category: chance agreement pe = 1, kappa = 0/0 undefined")
+    # irrCAC sets pe to 1 - 1e-15 (AC1) or 1e-15 (BP) so that the
+    # coefficient is ~1; we return exactly 1 with undefined inference.
+    return AgreementResult(
+        coefficient=name, value=1.0, se=None, ci=None, p_value=None, p_value_two_sided=None, pa=1.0, pe=None,
+        n_subjects=n, n_paired=n2, n_raters=r, categories=tuple(cats),
+        reason="only one category: value set to 1 (irrCAC convention); pe, se, ci and p undefined",
+    )
+
+
 def _multirater(
     ratings: Any,
     categories: Sequence[Any] | None,
@@ -60,29 +96,7 @@ def _multirater(
     codes, cats = encode_ratings(ratings, categories)
     q = len(cats)
     r = codes.shape[1] if codes.ndim == 2 else 0
-    grouped = _patterns(codes, q) if codes.ndim == 2 and codes.size else None
-    # `mult`: how many subjects each column of `ct` stands for (1 each, or a pattern's count).
-    if grouped is not None:
-        ct_all = count_matrix(grouped[0], q, transposed=True)
-        mult_all = grouped[1]
-    else:
-        ct_all = count_matrix(codes, q, transposed=True)  # q x n
-        mult_all = None
-    ri_all = ct_all.sum(axis=0)
-    keep = ri_all > 0  # irrCAC drops subjects with no rating at all
-    if keep.all():
-        ct = ct_all.astype(float, copy=False)
-        ri = ri_all.astype(float, copy=False)
-        mult = mult_all
-    else:
-        ct = ct_all[:, keep].astype(float)
-        ri = ri_all[keep].astype(float)
-        mult = mult_all[keep] if mult_all is not None else None
-    m2 = ri >= 2
-    if mult is None:
-        n, n2 = int(ri.shape[0]), int(m2.sum())
-    else:
-        n, n2 = int(mult.sum()), int(mult[m2].sum())
+    ct, ri, mult, m2, n, n2 = _subject_counts(codes, q)
     if n == 0:
         return _empty_result(name, 0, 0, r, cats, "no ratings")
     if n2 == 0:
@@ -91,33 +105,7 @@ def _multirater(
         )
     W = weight_matrix(weights, cats)
     if q == 1:
-        if kind == "fleiss":
-            return _empty_result(
-                name,
-                n,
-                n2,
-                r,
-                cats,
-                "only one category: chance agreement pe = 1, kappa = 0/0 undefined",
-            )
-        # irrCAC sets pe to 1 - 1e-15 (AC1) or 1e-15 (BP) so that the
-        # coefficient is ~1; we return exactly 1 with undefined inference.
-        return AgreementResult(
-            coefficient=name,
-            value=1.0,
-            se=None,
-            ci=None,
-            p_value=None,
-            p_value_two_sided=None,
-            pa=1.0,
-            pe=None,
-            n_subjects=n,
-            n_paired=n2,
-            n_raters=r,
-            categories=tuple(cats),
-            reason="only one category: value set to 1 (irrCAC convention); pe, se, ci and p undefined",
-        )
-
+        return _one_category(name, kind, n, n2, r, cats)
     identity = np.array_equal(W, np.eye(q))
     # sum_k r_ik (sum_l w_kl r_il - 1) = sum_k r_ik (W r_i)_k - r_i
     # (in-place arithmetic below keeps the number of n-length temporaries low)
