@@ -110,7 +110,8 @@ def _binary_masks(values: Any) -> tuple[np.ndarray, np.ndarray]:
         if arr.dtype.kind == "f":
             # every value is 1, 0 or NaN: counted, not OR-ed into another mask
             cnz = np.count_nonzero
-            if cnz(met) + cnz(not_met) + cnz(np.isnan(arr)) != arr.size:
+            labelled = cnz(met) + cnz(not_met)
+            if labelled != arr.size and labelled + cnz(np.isnan(arr)) != arr.size:
                 raise ValueError("binary labels must be 0/1")
         elif arr.size and (arr.min() < 0 or arr.max() > 1):
             raise ValueError("binary labels must be 0/1")
