@@ -510,7 +510,7 @@ def cached_chart(
     """
     from django.core.cache import cache
 
-    fingerprint = fingerprint if fingerprint is not None else labels_fingerprint()
+    fingerprint = fingerprint if fingerprint is not None else labels_fingerprint(selection)
     chart_key = cache_key(f"chart:{key}", selection, fingerprint)
     chart = cache.get(chart_key)
     if chart is None:

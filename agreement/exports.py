@@ -458,14 +458,14 @@ def report_pdf(report: Report, *, title: str = "Agreement report", fingerprint: 
     from agreement.pdf import PdfFigure
     from agreement.pdf import report_pdf as render_pdf
 
-    charts = report_charts(report, fingerprint if fingerprint is not None else labels_fingerprint())
+    charts = report_charts(report, fingerprint if fingerprint is not None else labels_fingerprint(report.selection))
     figures = [PdfFigure(number, spec.title, chart.png) for number, (spec, chart) in numbered(charts)]
     return render_pdf(report, figures, title=title)
 
 
 def selection_pdf(selection: Selection, *, title: str) -> tuple[bytes, str]:
     """(PDF bytes, file name) of a selection's report, sharing the page's cached report and charts."""
-    fingerprint = labels_fingerprint()
+    fingerprint = labels_fingerprint(selection)
     report = report_for_fingerprint(selection, fingerprint)
     return report_pdf(report, title=title, fingerprint=fingerprint), filename(report, "csv").replace(".zip", ".pdf")
 

@@ -264,7 +264,17 @@ def rating_frame(selection: Selection, *, criteria: CriterionCache | None = None
 
 def later_round_count(selection: Selection) -> int:
     """How many ratings from rounds after the first the selection holds (reported, not used)."""
-    return ratings_queryset(selection, round_=None).filter(round__gt=AGREEMENT_ROUND).count()
+    # Only assignments sent back for another round can hold later-round ratings (a rating's round is
+    # its assignment's round when written, and rounds only grow): that subquery is small and indexed,
+    # where filtering the rating table on its round scans every study's ratings.
+    later = _assignments(selection).filter(round__gt=AGREEMENT_ROUND).order_by().values("pk")
+    qs = Rating.objects.filter(round__gt=AGREEMENT_ROUND, assignment_id__in=later)
+    if selection.tasks:
+        qs = qs.filter(task__slug__in=selection.tasks)
+    axis = selection.filter_dict.get("axis")
+    if axis is not None:
+        qs = qs.filter(criterion__axis=axis)
+    return qs.count()
 
 
 def _response_q(selection: Selection) -> Q:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Grading throughput: 10,000 rubric decisions against a fake endpoint answering after 200 ms.
+"""Grading throughput: 10,000 rubric decisions (1x) against a fake endpoint answering after 200 ms.
 
-    .venv/bin/python benchmarks/grading_throughput.py [--decisions 10000] [--latency-ms 200]
+    .venv/bin/python benchmarks/grading_throughput.py [--decisions 10000] [--sizes 1,3,10] [--latency-ms 200]
         [--concurrency 32] [--workers 2] [--database-url postgres://...]
 
 Uses its own PostgreSQL database (default medreview_grading_bench, created and migrated if needed),
@@ -9,7 +9,9 @@ starts the fake OpenAI-compatible endpoint (`python -m devtools.fake_openai`) an
 (`manage.py db_worker --queue-name grading`, TASKS_BACKEND=db), then starts one grading job with
 `parallel_tasks = N` so the config's concurrency limit is shared: each runner task uses concurrency / N
 threads and the workers claim the job's chunks from the database. Prints the wall time from job creation
-to done and its ratio to the ideal decisions x latency / concurrency (62.5 s for the defaults).
+to done and its ratio to the ideal decisions x latency / concurrency (62.5 s for the defaults; target
+<= 1.05x), at each of --sizes multiples of --decisions (the same workers and endpoint for every size),
+then the growth table: wall time, the workers' peak memory and the log-log slope (`growth.py`).
 """
 
 import argparse
@@ -74,15 +76,68 @@ def build_data(decisions: int) -> int:
     return release.pk
 
 
+def _run_job(args: argparse.Namespace, decisions: int, workers: list, growth: object, size: float) -> None:
+    from growth import peak_rss_mb, reset_peak_rss
+
+    from graders import services
+    from graders.models import GraderConfig, GradingChunk, GradingJob, JobStatus
+
+    t = time.monotonic()
+    release_id = build_data(decisions)
+    print(f"\n=== {size:g}x: {decisions} criterion decisions built in {time.monotonic() - t:.1f}s; load average "
+          f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    template = services.prompt_template_default(kind="rubric-grader")
+    config, _ = GraderConfig.objects.update_or_create(
+        name="Benchmark rubric grader (fake server)",
+        defaults={
+            "kind": "rubric-grader", "base_url": f"http://127.0.0.1:{args.port}/v1", "model": "fake-grader-1",
+            "concurrency": args.concurrency, "timeout_seconds": 30, "max_attempts": 3,
+            "backoff_base_seconds": 0.2, "api_key_env": "MEDREVIEW_GRADER_KEY_BENCH", "prompt": template,
+        },
+    )
+    for w in workers:
+        reset_peak_rss(w.pid)
+    started = time.monotonic()
+    job = services.grading_job_create(
+        config=config, selection={"release": release_id}, created_by=None, parallel_tasks=args.workers
+    )
+    while True:
+        job.refresh_from_db()
+        if job.status in (JobStatus.DONE, JobStatus.FAILED, JobStatus.CANCELLED):
+            break
+        if any(w.poll() is not None for w in workers):
+            raise SystemExit("a worker exited early")
+        time.sleep(0.05)
+    wall = time.monotonic() - started
+    peak = max(peak_rss_mb(w.pid) for w in workers)
+    ideal = decisions * args.latency_ms / 1000 / args.concurrency
+    chunks = GradingChunk.objects.filter(job=job)
+    runners = chunks.values("claimed_by").distinct().count()
+    job = GradingJob.objects.get(pk=job.pk)
+    print(f"job {job.pk}: status {job.status}, {job.done}/{job.total} stored, {job.invalid} invalid, "
+          f"{job.failed} failed, {job.retries} retries, {chunks.count()} chunks taken by {runners} runner tasks")
+    print(f"wall time: {wall:.1f} s for {job.total} decisions at concurrency {args.concurrency} "
+          f"with {args.workers} workers ({job.total / wall:.0f} decisions/s); workers' peak {peak:,.0f} MB")
+    print(f"ideal: {decisions} x {args.latency_ms / 1000} s / {args.concurrency} = {ideal:.1f} s; "
+          f"RATIO {wall / ideal:.3f}x (target <= 1.05x: {'meets' if wall / ideal <= 1.05 else 'MISSES'})")
+    growth.add("grading job, wall time", size, wall, peak)
+    growth.add("overhead over the ideal time", size, max(wall - ideal, 1e-3))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--decisions", type=int, default=10_000)
+    parser.add_argument("--decisions", type=int, default=10_000, help="decisions at 1x")
+    parser.add_argument("--sizes", default="1,3,10", help="multiples of --decisions (default 1,3,10)")
     parser.add_argument("--latency-ms", type=int, default=200)
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--port", type=int, default=8799)
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB))
     args = parser.parse_args()
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from growth import Growth, parse_sizes
+
+    sizes = parse_sizes(args.sizes)
 
     env = {
         **os.environ, "DATABASE_URL": args.database_url, "TASKS_BACKEND": "db",
@@ -99,13 +154,8 @@ def main() -> None:
     django.setup()
     from django.core.management import call_command
 
-    from graders import services
-    from graders.models import GraderConfig, GradingChunk, GradingJob, JobStatus
-
     call_command("migrate", verbosity=0)
-    t = time.monotonic()
-    release_id = build_data(args.decisions)
-    print(f"data: {args.decisions} criterion decisions built in {time.monotonic() - t:.1f}s")
+    print(f"machine: {os.cpu_count()} cores, load average {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
     python = sys.executable
     server = subprocess.Popen(
@@ -122,6 +172,7 @@ def main() -> None:
         )
         for i, log in enumerate(logs)
     ]
+    growth = Growth("Grading throughput by multiple of 10,000 decisions")
     try:
         # Booting Django in the workers is not part of the measured time: wait until each one polls.
         deadline = time.monotonic() + 120
@@ -130,27 +181,8 @@ def main() -> None:
                 raise SystemExit("the workers did not start:\n" + "".join(Path(log.name).read_text() for log in logs))
             time.sleep(0.2)
         time.sleep(0.5)
-        template = services.prompt_template_default(kind="rubric-grader")
-        config, _ = GraderConfig.objects.update_or_create(
-            name="Benchmark rubric grader (fake server)",
-            defaults={
-                "kind": "rubric-grader", "base_url": f"http://127.0.0.1:{args.port}/v1", "model": "fake-grader-1",
-                "concurrency": args.concurrency, "timeout_seconds": 30, "max_attempts": 3,
-                "backoff_base_seconds": 0.2, "api_key_env": "MEDREVIEW_GRADER_KEY_BENCH", "prompt": template,
-            },
-        )
-        started = time.monotonic()
-        job = services.grading_job_create(
-            config=config, selection={"release": release_id}, created_by=None, parallel_tasks=args.workers
-        )
-        while True:
-            job.refresh_from_db()
-            if job.status in (JobStatus.DONE, JobStatus.FAILED, JobStatus.CANCELLED):
-                break
-            if any(w.poll() is not None for w in workers):
-                raise SystemExit("a worker exited early")
-            time.sleep(0.1)
-        wall = time.monotonic() - started
+        for size in sizes:
+            _run_job(args, round(args.decisions * size), workers, growth, size)
     finally:
         for proc in (*workers, server):
             proc.terminate()
@@ -159,17 +191,7 @@ def main() -> None:
                 proc.wait(timeout=15)
             except subprocess.TimeoutExpired:
                 proc.kill()
-
-    ideal = args.decisions * args.latency_ms / 1000 / args.concurrency
-    chunks = GradingChunk.objects.filter(job=job)
-    runners = chunks.values("claimed_by").distinct().count()
-    job = GradingJob.objects.get(pk=job.pk)
-    print(f"job {job.pk}: status {job.status}, {job.done}/{job.total} stored, {job.invalid} invalid, "
-          f"{job.failed} failed, {job.retries} retries, {chunks.count()} chunks taken by {runners} runner tasks")
-    print(f"wall time: {wall:.1f} s for {job.total} decisions at concurrency {args.concurrency} "
-          f"with {args.workers} workers ({job.total / wall:.0f} decisions/s)")
-    print(f"ideal: {args.decisions} x {args.latency_ms / 1000} s / {args.concurrency} = {ideal:.1f} s; "
-          f"ratio {wall / ideal:.2f}x (target <= 1.3x)")
+    growth.print()
 
 
 if __name__ == "__main__":

@@ -143,6 +143,25 @@ def _enqueue_runners(job_id: int, count: int) -> None:
     schedule_watch(job_id)
 
 
+def chunk_sizes(total: int, *, threads: int, parallel_tasks: int) -> list[int]:
+    """How many units each chunk holds, in the order runners claim them: large first, then shrinking.
+
+    A runner claims a whole chunk, so the job ends when the last chunk's calls do; with equal chunks
+    of threads x UNITS_PER_THREAD one runner could still be on its last 16 rounds of calls while the
+    others sit idle. Guided self-scheduling gives each chunk a share of what is left (left / (2 x
+    runners)), between one round of every thread (at least 16 units) and the full size, so the last
+    chunks take one round each and all runners finish within about a round of each other.
+    """
+    big = max(16, min(MAX_CHUNK, threads * UNITS_PER_THREAD))
+    small = min(big, max(16, threads))
+    sizes, left = [], total
+    while left > 0:
+        size = min(left, big, max(small, -(-left // (2 * max(1, parallel_tasks)))))
+        sizes.append(size)
+        left -= size
+    return sizes
+
+
 def grading_job_create(
     *,
     config: GraderConfig,
@@ -162,8 +181,8 @@ def grading_job_create(
                                               "or question sets).")})
     parallel_tasks = max(1, min(parallel_tasks, config.concurrency))
     threads = max(1, config.concurrency // parallel_tasks)
-    size = max(16, min(MAX_CHUNK, threads * UNITS_PER_THREAD))
-    chunks = -(-len(units) // size)
+    sizes = chunk_sizes(len(units), threads=threads, parallel_tasks=parallel_tasks)
+    chunks = len(sizes)
     # A small job has fewer chunks than runners: fewer runners then each get a bigger share of threads.
     parallel_tasks = min(parallel_tasks, chunks)
     label = selection_label(selection)
@@ -179,9 +198,10 @@ def grading_job_create(
             price_input_per_1k=config.price_input_per_1k, price_output_per_1k=config.price_output_per_1k,
             created_by=created_by,
         )
+        starts = [sum(sizes[:i]) for i in range(len(sizes))]
         GradingChunk.objects.bulk_create(
             GradingChunk(job=job, index=i, units=[list(u) for u in units[start : start + size]])
-            for i, start in enumerate(range(0, len(units), size))
+            for i, (start, size) in enumerate(zip(starts, sizes, strict=True))
         )
         GradingRunnerSlot.objects.bulk_create(GradingRunnerSlot(job=job, index=i) for i in range(parallel_tasks))
         transaction.on_commit(lambda: _enqueue_runners(job.pk, parallel_tasks))

@@ -59,15 +59,16 @@ def encode_binary(values: Any) -> np.ndarray:
     if kind == "b":
         return arr.astype(np.int8)
     if kind in "iu":
-        if arr.size and not np.isin(arr, (0, 1)).all():
+        # the range ends decide it for integers (one pass each, no hashing)
+        if arr.size and (arr.min() < 0 or arr.max() > 1):
             raise ValueError("binary labels must be 0/1")
         return arr.astype(np.int8)
     if kind == "f":
-        out = np.full(arr.shape, -1, dtype=np.int8)
-        ok = ~np.isnan(arr)
-        if not np.isin(arr[ok], (0.0, 1.0)).all():
+        met, not_met = arr == 1.0, arr == 0.0
+        if not (met | not_met | np.isnan(arr)).all():
             raise ValueError("binary labels must be 0/1")
-        out[ok] = arr[ok].astype(np.int8)
+        out = met.astype(np.int8)
+        out -= ~(met | not_met)  # NaN -> -1
         return out
     raw, uniques = pd.factorize(arr.astype(object), use_na_sentinel=True)
     lut = np.array([_binary_token(u) for u in uniques] + [-1], dtype=np.int8)
@@ -93,6 +94,59 @@ def _confusion(ref: np.ndarray, pred: np.ndarray, invalid: str) -> tuple[np.ndar
     return cell, n_invalid, int((~labelled).sum())
 
 
+def _binary_masks(values: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(met, not met) boolean masks of binary labels; neither = missing or invalid. Checks like `encode_binary`.
+
+    Numbers and booleans are compared in place (no int8 copy); other labels go through `encode_binary`.
+    """
+    arr = values.to_numpy() if isinstance(values, pd.Series | pd.Index) else values
+    if isinstance(arr, np.ndarray) and arr.dtype.kind in "biuf":
+        # A column of a 2-D array is strided: one copy, then every comparison runs on contiguous memory
+        # (several times faster than comparing in place).
+        arr = np.ascontiguousarray(arr.reshape(-1))
+        if arr.dtype.kind == "b":
+            return arr, ~arr
+        met, not_met = arr == 1, arr == 0
+        if arr.dtype.kind == "f":
+            # every value is 1, 0 or NaN: counted, not OR-ed into another mask
+            cnz = np.count_nonzero
+            labelled = cnz(met) + cnz(not_met)
+            if labelled != arr.size and labelled + cnz(np.isnan(arr)) != arr.size:
+                raise ValueError("binary labels must be 0/1")
+        elif arr.size and (arr.min() < 0 or arr.max() > 1):
+            raise ValueError("binary labels must be 0/1")
+        return met, not_met
+    codes = encode_binary(values)
+    return codes == 1, codes == 0
+
+
+def _confusion_counts(ref: Any, pred: Any, invalid: str) -> tuple[np.ndarray, int, int]:
+    """(tn, fp, fn, tp counts, invalid outputs, pairs without reference), as `_confusion` counts them.
+
+    `ref` and `pred` are labels, or (met, not met) masks already made (`_binary_masks`).
+
+    From boolean masks and `count_nonzero` (a handful of passes over bits, no cell per pair): an
+    invalid output is a labelled pair whose prediction is neither met nor not met.
+    """
+    if invalid not in ("wrong", "exclude"):
+        raise ValueError("invalid must be 'wrong' or 'exclude'")
+    ref_met, ref_not = ref if isinstance(ref, tuple) else _binary_masks(ref)
+    pred_met, pred_not = pred if isinstance(pred, tuple) else _binary_masks(pred)
+    if ref_met.shape != pred_met.shape:
+        raise ValueError("reference and predicted must have the same length")
+    cnz = np.count_nonzero
+    tn, fp = cnz(ref_not & pred_not), cnz(ref_not & pred_met)
+    fn, tp = cnz(ref_met & pred_not), cnz(ref_met & pred_met)
+    n_not, n_met = cnz(ref_not), cnz(ref_met)
+    bad_not, bad_met = n_not - tn - fp, n_met - fn - tp
+    counts = np.array([tn, fp, fn, tp], dtype=np.int64)
+    if invalid == "wrong":
+        # an invalid output predicts the opposite of the reference: not met -> fp, met -> fn
+        counts[1] += bad_not
+        counts[2] += bad_met
+    return counts, int(bad_not + bad_met), int(ref_met.size - n_not - n_met)
+
+
 def _mf1_from_counts(tn, fp, fn, tp):
     """Vectorised Macro-F1; NaN where either class F1 is undefined."""
     tn, fp, fn, tp = (np.asarray(x, dtype=float) for x in (tn, fp, fn, tp))
@@ -113,9 +167,10 @@ def macro_f1_from_counts(tn: Any, fp: Any, fn: Any, tp: Any) -> np.ndarray:
 def _mf1_result(counts: np.ndarray, n_invalid: int, n_skipped: int) -> MacroF1Result:
     tn, fp, fn, tp = (int(x) for x in counts)
     n = tn + fp + fn + tp
-    mf1, f1m, f1n = _mf1_from_counts(tn, fp, fn, tp)
-    f1m_v = None if np.isnan(f1m) else float(f1m)
-    f1n_v = None if np.isnan(f1n) else float(f1n)
+    # Scalar arithmetic, the same formula as `_mf1_from_counts` (which serves arrays of tables).
+    dm, dn = 2 * tp + fp + fn, 2 * tn + fp + fn
+    f1m_v = 2 * tp / dm if dm > 0 else None
+    f1n_v = 2 * tn / dn if dn > 0 else None
     reason = None
     if n == 0:
         reason = "no pairs"
@@ -123,7 +178,7 @@ def _mf1_result(counts: np.ndarray, n_invalid: int, n_skipped: int) -> MacroF1Re
         reason = "F1(met) undefined: no met labels and no met predictions"
     elif f1n_v is None:
         reason = "F1(not met) undefined: no not-met labels and no not-met predictions"
-    value = None if reason else float(mf1)
+    value = None if reason else (f1m_v + f1n_v) / 2
     return MacroF1Result(value, f1m_v, f1n_v, tp, fp, fn, tn, n, n_invalid, n_skipped, reason)
 
 
@@ -136,10 +191,7 @@ def macro_f1(reference: Any, predicted: Any, *, invalid: str = "wrong") -> Macro
     ``"exclude"`` the pair is dropped.  Pairs whose reference is missing are
     skipped.  ``value`` is ``None`` when either class's F1 is undefined.
     """
-    ref = encode_binary(reference)
-    pred = encode_binary(predicted)
-    cell, n_invalid, n_skipped = _confusion(ref, pred, invalid)
-    counts = np.bincount(cell[cell >= 0], minlength=4)
+    counts, n_invalid, n_skipped = _confusion_counts(reference, predicted, invalid)
     return _mf1_result(counts, n_invalid, n_skipped)
 
 
@@ -154,11 +206,11 @@ def macro_f1_vs_raters(predicted: Any, raters: Any, *, invalid: str = "wrong") -
     arr = _as_2d(raters)
     if arr.shape[0] != pred.shape[0]:
         raise ValueError("raters must have one row per predicted item")
+    pred_masks = (pred == 1, pred == 0)
     per = []
     for j in range(arr.shape[1]):  # loop over raters, not items
         ref = encode_binary(arr[:, j])
-        cell, n_invalid, n_skipped = _confusion(ref, pred, invalid)
-        per.append(_mf1_result(np.bincount(cell[cell >= 0], minlength=4), n_invalid, n_skipped))
+        per.append(_mf1_result(*_confusion_counts((ref == 1, ref == 0), pred_masks, invalid)))
     if not per:
         return MacroF1VsRatersResult(None, (), "no raters")
     undefined = [i for i, r in enumerate(per) if r.value is None]

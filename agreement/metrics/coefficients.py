@@ -14,6 +14,71 @@ import numpy as np
 from agreement.metrics.encoding import count_matrix, encode_ratings, weight_matrix
 from agreement.metrics.results import AgreementResult, MetricResult, _empty_result, _result_from_influence
 
+#: Subjects are grouped by their row of labels when there are at most this many possible rows.
+MAX_PATTERNS = 4096
+
+
+def _patterns(codes: np.ndarray, q: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """(distinct rows of labels, how many subjects gave each), or None when rows may be too varied.
+
+    Every per-subject quantity of these coefficients is a function of the subject's row of codes, so
+    a study of 82,500 subjects rated by two raters on two categories holds at most 9 distinct rows:
+    computing over them, each weighted by its count, is the same sum in a few operations. Rows are
+    numbered in base q + 1 (0 = missing), one bincount over the subjects.
+    """
+    n, r = codes.shape
+    base = q + 1
+    if r == 0 or base**r > MAX_PATTERNS or base**r * 4 > n:
+        return None
+    idx_t = np.int16 if base**r < 32767 else np.int32
+    ids = codes[:, 0].astype(idx_t)
+    ids += 1
+    for j in range(1, r):
+        col = codes[:, j].astype(idx_t)
+        col += 1
+        col *= idx_t(base**j)
+        ids += col
+    freq = np.bincount(ids, minlength=base**r)
+    present = np.flatnonzero(freq)
+    digits = (present[:, None] // base ** np.arange(r)) % base - 1
+    return digits.astype(codes.dtype), freq[present].astype(float)
+
+
+def _subject_counts(
+    codes: np.ndarray, q: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray, int, int]:
+    """(categories x columns counts, ratings per column, subjects per column or None, columns with >= 2
+    ratings, subjects, subjects with >= 2 ratings); a column is a subject, or a distinct row of labels
+    standing for `mult` subjects (`_patterns`). Subjects with no rating are dropped (irrCAC)."""
+    grouped = _patterns(codes, q) if codes.ndim == 2 and codes.size else None
+    if grouped is not None:
+        ct_all, mult_all = count_matrix(grouped[0], q, transposed=True), grouped[1]
+    else:
+        ct_all, mult_all = count_matrix(codes, q, transposed=True), None  # q x n
+    ri_all = ct_all.sum(axis=0)
+    keep = ri_all > 0
+    if keep.all():
+        ct, ri, mult = ct_all.astype(float, copy=False), ri_all.astype(float, copy=False), mult_all
+    else:
+        ct, ri = ct_all[:, keep].astype(float), ri_all[keep].astype(float)
+        mult = mult_all[keep] if mult_all is not None else None
+    m2 = ri >= 2
+    if mult is None:
+        return ct, ri, None, m2, int(ri.shape[0]), int(m2.sum())
+    return ct, ri, mult, m2, int(mult.sum()), int(mult[m2].sum())
+
+
+def _one_category(name: str, kind: str, n: int, n2: int, r: int, cats: list[Any]) -> AgreementResult:
+    if kind == "fleiss":
+        return _empty_result(name, n, n2, r, cats, "only one category: chance agreement pe = 1, kappa = 0/0 undefined")
+    # irrCAC sets pe to 1 - 1e-15 (AC1) or 1e-15 (BP) so that the
+    # coefficient is ~1; we return exactly 1 with undefined inference.
+    return AgreementResult(
+        coefficient=name, value=1.0, se=None, ci=None, p_value=None, p_value_two_sided=None, pa=1.0, pe=None,
+        n_subjects=n, n_paired=n2, n_raters=r, categories=tuple(cats),
+        reason="only one category: value set to 1 (irrCAC convention); pe, se, ci and p undefined",
+    )
+
 
 def _multirater(
     ratings: Any,
@@ -31,18 +96,7 @@ def _multirater(
     codes, cats = encode_ratings(ratings, categories)
     q = len(cats)
     r = codes.shape[1] if codes.ndim == 2 else 0
-    ct_all = count_matrix(codes, q, transposed=True)  # q x n
-    ri_all = ct_all.sum(axis=0)
-    keep = ri_all > 0  # irrCAC drops subjects with no rating at all
-    if keep.all():
-        ct = ct_all.astype(float, copy=False)
-        ri = ri_all.astype(float, copy=False)
-    else:
-        ct = ct_all[:, keep].astype(float)
-        ri = ri_all[keep].astype(float)
-    n = int(ri.shape[0])
-    m2 = ri >= 2
-    n2 = int(m2.sum())
+    ct, ri, mult, m2, n, n2 = _subject_counts(codes, q)
     if n == 0:
         return _empty_result(name, 0, 0, r, cats, "no ratings")
     if n2 == 0:
@@ -51,39 +105,13 @@ def _multirater(
         )
     W = weight_matrix(weights, cats)
     if q == 1:
-        if kind == "fleiss":
-            return _empty_result(
-                name,
-                n,
-                n2,
-                r,
-                cats,
-                "only one category: chance agreement pe = 1, kappa = 0/0 undefined",
-            )
-        # irrCAC sets pe to 1 - 1e-15 (AC1) or 1e-15 (BP) so that the
-        # coefficient is ~1; we return exactly 1 with undefined inference.
-        return AgreementResult(
-            coefficient=name,
-            value=1.0,
-            se=None,
-            ci=None,
-            p_value=None,
-            p_value_two_sided=None,
-            pa=1.0,
-            pe=None,
-            n_subjects=n,
-            n_paired=n2,
-            n_raters=r,
-            categories=tuple(cats),
-            reason="only one category: value set to 1 (irrCAC convention); pe, se, ci and p undefined",
-        )
-
+        return _one_category(name, kind, n, n2, r, cats)
     identity = np.array_equal(W, np.eye(q))
     # sum_k r_ik (sum_l w_kl r_il - 1) = sum_k r_ik (W r_i)_k - r_i
     # (in-place arithmetic below keeps the number of n-length temporaries low)
     pa_i = np.einsum("kn,kn->n", ct, ct if identity else W @ ct)
     pa_i -= ri
-    all2 = n2 == n
+    all2 = bool(m2.all())
     buf = ri - 1.0
     buf *= ri  # r_i (r_i - 1)
     if not all2:
@@ -91,9 +119,9 @@ def _multirater(
     pa_i /= buf
     if not all2:
         pa_i[~m2] = 0.0
-    pa = float(pa_i.sum()) / n2
+    pa = float(pa_i.sum() if mult is None else pa_i @ mult) / n2
     inv_ri = np.divide(1.0, ri, out=buf)
-    pi = (ct @ inv_ri) / n
+    pi = (ct @ (inv_ri if mult is None else inv_ri * mult)) / n
     wsum = float(W.sum())
     if kind == "gwet":
         pe = wsum * float((pi * (1 - pi)).sum()) / (q * (q - 1))
@@ -128,6 +156,9 @@ def _multirater(
         coef_i -= pe_i
         coef_i += g * pe
     coef_i -= value
+    if mult is not None:
+        # each pattern's deviation counted once per subject: sum_i c_i^2 = sum_p mult_p c_p^2
+        coef_i *= np.sqrt(mult)
     return _result_from_influence(
         name, value, coef_i, pa=pa, pe=pe, n=n, n2=n2, r=r, cats=cats, confidence=confidence
     )

@@ -60,6 +60,10 @@ def rate(
     assignment, _ = Assignment.objects.get_or_create(
         item=item, rater=rater, defaults={"state": Assignment.State.SUBMITTED}
     )
+    if round_ > assignment.round:
+        # As the review services do: a later round's labels belong to an assignment sent back for it.
+        assignment.round = round_
+        assignment.save(update_fields=["round"])
     return Rating.objects.create(
         assignment=assignment, task=task, field_key=field_key, criterion=criterion, round=round_, label=label,
     )

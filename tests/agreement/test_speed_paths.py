@@ -99,3 +99,60 @@ def test_it_rebuilds_criterion_field_keys_exactly(physician_a, physician_b):
     assert sorted(frame["field"].astype(str)) == sorted(Rating.objects.values_list("field_key", flat=True))
     row = build_report(Selection(study_id=study.pk)).table("data_quality").frame.iloc[0]
     assert (row["n_subjects"], row["n_paired"], row["percent_agreement"]) == (2, 1, 1.0)
+
+
+@pytest.mark.parametrize(("seed", "raters", "q"), [(0, 2, 2), (1, 3, 3), (2, 4, 2), (3, 2, 5)])
+def test_it_gives_the_same_coefficients_when_subjects_are_grouped_by_their_labels(seed, raters, q, monkeypatch):
+    """AC1, AC2, Fleiss and Brennan-Prediger over the distinct rows of labels (weighted by their counts)
+    equal the subject-by-subject computation and irrCAC, missing ratings included."""
+    from irrCAC.raw import CAC
+
+    from agreement.metrics import coefficients
+
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, q, size=(3000, raters))
+    codes[rng.random(codes.shape) < 0.15] = -1  # missing; some subjects end with one rating or none
+    cats = list(range(q))
+    assert coefficients._patterns(codes.astype(np.int8), q) is not None
+    functions = [lambda c: metrics.gwet_ac1(c, cats), lambda c: metrics.gwet_ac2(c, cats, "quadratic"),
+                 lambda c: metrics.fleiss_kappa(c, cats), lambda c: metrics.brennan_prediger(c, cats)]
+    grouped = [f(codes) for f in functions]
+    monkeypatch.setattr(coefficients, "MAX_PATTERNS", 0)
+    plain = [f(codes) for f in functions]
+    for g, p in zip(grouped, plain, strict=True):
+        assert (g.n_subjects, g.n_paired) == (p.n_subjects, p.n_paired)
+        assert g.value == pytest.approx(p.value, abs=1e-12)
+        assert g.se == pytest.approx(p.se, abs=1e-12)
+        assert g.ci[0] == pytest.approx(p.ci[0], abs=1e-12)
+    frame = pd.DataFrame(np.where(codes >= 0, codes, np.nan))
+    ref = CAC(frame, categories=cats, digits=15).gwet()["est"]
+    assert grouped[0].value == pytest.approx(ref["coefficient_value"], abs=1e-12)
+    assert grouped[0].se == pytest.approx(ref["se"], abs=1e-12)
+
+
+@pytest.mark.parametrize("invalid", ["wrong", "exclude"])
+def test_it_counts_the_confusion_table_in_one_pass_like_the_per_pair_cells(invalid):
+    from sklearn.metrics import f1_score
+
+    from agreement.metrics.binary import _confusion, _confusion_counts
+
+    rng = np.random.default_rng(4)
+    ref = rng.integers(-1, 2, size=5000).astype(np.int8)
+    pred = rng.integers(-1, 2, size=5000).astype(np.int8)
+    counts, n_invalid, n_skipped = _confusion_counts((ref == 1, ref == 0), (pred == 1, pred == 0), invalid)
+    cell, ref_invalid, ref_skipped = _confusion(ref, pred, invalid)
+    # The same from float labels, NaN for missing or invalid.
+    as_float = [np.where(x >= 0, x, np.nan).astype(float) for x in (ref, pred)]
+    assert _confusion_counts(*as_float, invalid)[0].tolist() == counts.tolist()
+    assert counts.tolist() == np.bincount(cell[cell >= 0], minlength=4).tolist()
+    assert (n_invalid, n_skipped) == (ref_invalid, ref_skipped)
+    # Float labels with NaN (missing) and integer 0/1 labels encode as the per-value path did.
+    floats = np.where(ref >= 0, ref, np.nan).astype(float)
+    assert metrics.encode_binary(floats).tolist() == ref.tolist()
+    both = (ref >= 0) & (pred >= 0)
+    result = metrics.macro_f1(ref[both].astype(np.int64), pred[both].astype(np.int64))
+    assert result.value == pytest.approx(f1_score(ref[both], pred[both], average="macro"), abs=1e-15)
+    with pytest.raises(ValueError, match="0/1"):
+        metrics.encode_binary(np.array([0.0, 0.5]))
+    with pytest.raises(ValueError, match="0/1"):
+        metrics.encode_binary(np.array([0, 2]))

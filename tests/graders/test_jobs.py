@@ -400,3 +400,13 @@ def test_it_never_runs_more_runners_than_slots_so_concurrency_stays_a_job_wide_l
     assert runner.grading_job_work(job_id=job.pk) == JobStatus.DONE
     assert len(fake_server.requests) == 6
     assert GradingRunnerSlot.objects.get(job=job).worker_id == ""  # released on the way out
+
+
+def test_it_makes_the_last_chunks_small_so_runners_finish_together():
+    """Guided chunk sizes: full chunks first, then shrinking to one round of the threads, covering every unit."""
+    sizes = services.chunk_sizes(10_000, threads=16, parallel_tasks=2)
+    assert sum(sizes) == 10_000
+    assert sizes[0] == 256 and sizes == sorted(sizes, reverse=True)[: len(sizes) - 1] + sizes[-1:]
+    assert max(sizes[-3:]) <= 16  # the tail: one round of 16 threads per chunk
+    assert services.chunk_sizes(48, threads=1, parallel_tasks=2) == [16, 16, 16]
+    assert services.chunk_sizes(0, threads=4, parallel_tasks=2) == []

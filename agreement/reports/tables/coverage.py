@@ -110,8 +110,12 @@ def _scaled(scorers: dict[str, pd.DataFrame]) -> tuple[int, str, None]:
 
 
 def _scorers(data: LabelData) -> dict[str, pd.DataFrame]:
-    physicians = _physician_hits(data)
-    return {**({CONSENSUS: physicians} if len(physicians) else {}), **_grader_hits(data)}
+    """Every scorer's hits per response, computed once per LabelData (tau and the tables share them)."""
+    if "coverage_scorers" not in data.memo:
+        physicians = _physician_hits(data)
+        data.memo["coverage_scorers"] = {**({CONSENSUS: physicians} if len(physicians) else {}),
+                                         **_grader_hits(data)}
+    return data.memo["coverage_scorers"]
 
 
 TauChoice = tuple[int, str, Any]
