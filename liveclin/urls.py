@@ -4,6 +4,7 @@
 from django.urls import path
 
 from liveclin import api, views
+from liveclin.labelling import urls as labelling_urls
 
 urlpatterns = [
     path("release/<int:pk>/quality/", views.release_quality, name="release_quality"),
@@ -22,3 +23,8 @@ api_urlpatterns = [
     path("studies/<int:pk>/team/", api.StudyTeamAPI.as_view(), name="study_team"),
     path("studies/<int:pk>/judge-run/", api.StudyJudgeRunAPI.as_view(), name="study_judge_run"),
 ]
+
+# The physician tasks over the AI's labels (App. E, J): pages under /review/labels/, API under
+# /api/review/labels/.
+labelling_urlpatterns = labelling_urls.urlpatterns
+labelling_api_urlpatterns = labelling_urls.api_urlpatterns
