@@ -13,6 +13,7 @@ urlpatterns = [
          name="release_validated_manifest"),
     path("study/<int:pk>/team/", views.study_team, name="study_team"),
     path("study/<int:pk>/judge-run/", views.study_judge_run, name="study_judge_run"),
+    path("pipelines/", views.pipeline_comparison, name="pipeline_comparison"),
 ]
 
 api_urlpatterns = [
@@ -22,6 +23,7 @@ api_urlpatterns = [
          name="release_validated_manifest"),
     path("studies/<int:pk>/team/", api.StudyTeamAPI.as_view(), name="study_team"),
     path("studies/<int:pk>/judge-run/", api.StudyJudgeRunAPI.as_view(), name="study_judge_run"),
+    path("pipelines/", api.PipelineComparisonAPI.as_view(), name="pipeline_comparison"),
 ]
 
 # The physician tasks over the AI's labels (App. E, J): pages under /review/labels/, API under
