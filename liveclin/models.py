@@ -161,3 +161,119 @@ class LabelDecision(models.Model):
 
     def __str__(self) -> str:
         return f"decision on {self.unit}"
+
+
+# --- Expert-guided consolidation (LiveClin App. I, J; `liveclin.consolidation`) -------------------
+
+
+class Consolidation(models.Model):
+    """One version of a mapping that groups granular labels (a question's clinical stage, an image's
+    or table's modality) into intermediate categories (level 2) and final ones (level 1), by keyword
+    rules and explicit mappings. A version is never edited once physicians review it: a change is a
+    new version (`based_on`), and reports name the version they used."""
+
+    class Kind(models.TextChoices):
+        STAGE = "stage", _("Clinical stage")
+        MODALITY = "modality", _("Modality")
+
+    class Status(models.TextChoices):
+        REVIEW = "review", _("In physician review")
+        APPROVED = "approved", _("Approved")
+
+    key = models.SlugField(max_length=50)
+    version = models.PositiveIntegerField()
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    name = models.CharField(max_length=200)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.REVIEW)
+    based_on = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    note = models.TextField(blank=True, help_text="What changed from the version it is based on")
+    reviewers = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="consolidations_to_review")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    approved_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["key", "-version"]
+        constraints = [models.UniqueConstraint(fields=["key", "version"], name="consolidation_unique_version")]
+
+    def __str__(self) -> str:
+        return f"{self.key} v{self.version}"
+
+
+class ConsolidationCategory(models.Model):
+    """A final category (level 1) or an intermediate one (level 2, under a final one)."""
+
+    consolidation = models.ForeignKey(Consolidation, on_delete=models.CASCADE, related_name="categories")
+    level = models.PositiveSmallIntegerField()
+    code = models.CharField(max_length=50)
+    name = models.CharField(max_length=200)
+    name_zh = models.CharField(max_length=200, blank=True)
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.CASCADE, related_name="children")
+    order = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["consolidation", "order"]
+        verbose_name_plural = "consolidation categories"
+        constraints = [
+            models.UniqueConstraint(fields=["consolidation", "code"], name="consolidationcategory_unique_code"),
+            models.CheckConstraint(condition=Q(level=1, parent__isnull=True) | Q(level=2, parent__isnull=False),
+                                   name="consolidationcategory_levels"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.code} {self.name}"
+
+
+class ConsolidationRule(models.Model):
+    """A keyword rule (the label contains the keyword, any case) or an explicit mapping (the label,
+    exactly, any case), placing labels in an intermediate category. Mappings win over keywords;
+    keywords are tried in order."""
+
+    class Kind(models.TextChoices):
+        KEYWORD = "keyword", _("Keyword")
+        MAPPING = "mapping", _("Explicit mapping")
+
+    consolidation = models.ForeignKey(Consolidation, on_delete=models.CASCADE, related_name="rules")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    pattern = models.CharField(max_length=500)
+    category = models.ForeignKey(ConsolidationCategory, on_delete=models.CASCADE, related_name="rules")
+    order = models.PositiveIntegerField()
+    note = models.TextField(blank=True, help_text="Why (a physician's reason for a move)")
+
+    class Meta:
+        ordering = ["consolidation", "order"]
+        constraints = [models.UniqueConstraint(fields=["consolidation", "kind", "pattern"],
+                                               name="consolidationrule_unique_pattern")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.pattern!r} -> {self.category.code}"
+
+
+class ConsolidationReview(models.Model):
+    """A physician's review of one label's place: accept it, or move it (with a reason)."""
+
+    class Action(models.TextChoices):
+        ACCEPT = "accept", _("Accept")
+        MOVE = "move", _("Move")
+
+    consolidation = models.ForeignKey(Consolidation, on_delete=models.CASCADE, related_name="reviews")
+    label = models.CharField(max_length=500)
+    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    action = models.CharField(max_length=8, choices=Action.choices)
+    category = models.ForeignKey(ConsolidationCategory, null=True, blank=True, on_delete=models.CASCADE,
+                                 related_name="+")
+    reason = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["consolidation", "label", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["consolidation", "label", "reviewer"], name="consolidationreview_one"),
+            models.CheckConstraint(condition=Q(action="accept", category__isnull=True)
+                                   | (Q(action="move", category__isnull=False) & ~Q(reason="")),
+                                   name="consolidationreview_move_has_reason"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.action} {self.label!r} in {self.consolidation}"

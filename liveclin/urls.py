@@ -4,6 +4,7 @@
 from django.urls import path
 
 from liveclin import api, views
+from liveclin.consolidation import urls as consolidation_urls
 from liveclin.labelling import urls as labelling_urls
 
 urlpatterns = [
@@ -30,3 +31,5 @@ api_urlpatterns = [
 # /api/review/labels/.
 labelling_urlpatterns = labelling_urls.urlpatterns
 labelling_api_urlpatterns = labelling_urls.api_urlpatterns
+consolidation_urlpatterns = consolidation_urls.urlpatterns
+consolidation_api_urlpatterns = consolidation_urls.api_urlpatterns
