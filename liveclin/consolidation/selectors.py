@@ -86,3 +86,43 @@ def distribution(consolidation: Consolidation, release: Release | None = None) -
                        for f in view["finals"]],
         "unplaced": {"labels": len(view["unplaced"]), "count": sum(p.count for p in view["unplaced"])},
     }
+
+
+def chosen_versions() -> list[Consolidation]:
+    """The newest approved version of every consolidation key (what curated releases use)."""
+    newest: dict[str, Consolidation] = {}
+    for c in Consolidation.objects.filter(status=Consolidation.Status.APPROVED).order_by("key", "-version"):
+        newest.setdefault(c.key, c)
+    return list(newest.values())
+
+
+def _final_of(consolidation: Consolidation) -> Any:
+    rules, categories = rules_of(consolidation)
+
+    def final(value: str) -> dict[str, str] | None:
+        rule = place(value, rules)
+        if rule is None:
+            return None
+        inter = categories[rule.category]
+        return {"final": inter.parent.code, "final_name": inter.parent.name, "intermediate": inter.code}
+
+    return final
+
+
+def categories_by_revision(revision_ids: list[int]) -> tuple[list[dict[str, Any]], dict[int, dict[str, Any]]]:
+    """(the versions used, {revision id: categories}) for a curated release: each question's stage
+    category and each image's or table's modality category under the chosen versions. Empty when no
+    version is approved."""
+    versions = chosen_versions()
+    out: dict[int, dict[str, Any]] = {}
+    for consolidation in versions:
+        final = _final_of(consolidation)
+        labels = AILabel.objects.filter(kind=consolidation.kind, revision_id__in=revision_ids).select_related("mcq")
+        for label in labels.order_by("pk"):
+            where = f"mcq {label.mcq.order}" if label.mcq_id else "scenario"
+            if label.position:
+                where += f" {label.target} {label.position}"
+            block = out.setdefault(label.revision_id, {}).setdefault(consolidation.key, {})
+            block[where] = final(label.value)
+    used = [{"key": c.key, "version": c.version, "kind": c.kind, "name": c.name} for c in versions]
+    return used, out

@@ -153,3 +153,23 @@ def test_it_locates_every_problem_of_a_consolidation_file(change: dict, where: s
         consolidation_load(data=json.dumps(doc | change).encode(), file_name="mine.json")
     assert f"mine.json: {where}:" in " ".join(caught.value.messages)
     assert not Consolidation.objects.exists()
+
+
+def test_it_gives_a_curated_release_the_categories_of_the_approved_version_and_names_it(stages, admin) -> None:
+    from liveclin.consolidation.services import consolidation_approve
+    from liveclin.quality.export import validated_export
+    from liveclin.quality.loading import release_review
+
+    release = Release.objects.get(label="2025H1")
+    assert "consolidations" not in validated_export(release_review(release)).manifest  # nothing approved yet
+    consolidation_approve(consolidation=stages, actor=admin)
+    used, categories = selectors.categories_by_revision(list(release.case_revisions.values_list("pk", flat=True)))
+    assert used == [{"key": "liveclin-stages", "version": 1, "kind": "stage", "name": stages.name}]
+    first = release.case_revisions.get(case__external_id="PMC-TAX-0001")
+    assert categories[first.pk]["liveclin-stages"] == {
+        "mcq 1": {"final": "D", "final_name": "Diagnosis & Interpretation", "intermediate": "D1"},
+        "mcq 2": {"final": "D", "final_name": "Diagnosis & Interpretation", "intermediate": "D3"},
+        "mcq 3": {"final": "T", "final_name": "Therapeutic Strategy", "intermediate": "T2"},
+        "mcq 4": {"final": "F", "final_name": "Follow-up", "intermediate": "F1"},
+    }
+    assert validated_export(release_review(release)).manifest["consolidations"] == used
