@@ -24,6 +24,7 @@
     var search = function (n) { return document.getElementById("search" + n); };
     var fill = function (n, nodes) {
       var select = list(n);
+      var kept = select.value;  // a choice still listed stays chosen (a search never drops it)
       select.textContent = "";
       nodes.forEach(function (node) {
         var option = document.createElement("option");
@@ -33,7 +34,8 @@
         option.lang = zh && node.name_zh ? "zh" : "en";
         select.appendChild(option);
       });
-      if (nodes.length) { select.selectedIndex = -1; }
+      select.value = kept;
+      if (select.value !== kept) { select.selectedIndex = -1; }
     };
     var load = function (n, query) {
       var params = new URLSearchParams();

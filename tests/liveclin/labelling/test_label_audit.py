@@ -126,3 +126,22 @@ def test_it_guards_inspection_wrong_method_outsider_read_only_and_own_item(
     api = APIClient()
     api.force_authenticate(outsider)
     assert api.post(reverse("labelling_api:unit_decide", args=[table.pk]), {}, format="json").status_code == 404
+
+
+def test_it_creates_a_task_from_the_command_line_and_names_a_missing_user(admin, physician_a) -> None:
+    import io
+
+    from django.core.management import CommandError, call_command
+
+    from liveclin.models import LabelTask
+    from tests.liveclin.labelling.builders import labelled_release
+
+    labelled_release()
+    out = io.StringIO()
+    call_command("create_label_task", "Audit", "--kind", "audit", "--dataset", "LiveClin", "--release", "2025H1",
+                 "--rater", "physician_a", stdout=out)
+    task = LabelTask.objects.get(name="Audit")
+    assert (task.units.count(), list(task.memberships.values_list("user__username", "role"))) == (10, [("physician_a", "rater")])
+    with pytest.raises(CommandError, match="--rater: no user 'nobody'"):
+        call_command("create_label_task", "Other", "--kind", "assignment", "--dataset", "LiveClin", "--release",
+                     "2025H1", "--rater", "nobody")
