@@ -1,5 +1,6 @@
 """The demo's physician tasks over the AI's labels (LiveClin App. E, I, J): the LiveClin taxonomy,
-the AI labels of the demo cases (demo/data/liveclin_ai_labels.jsonl), a blind taxonomy assignment
+the AI labels of the demo cases (demo/data/liveclin_ai_labels.jsonl), two demo models' answers
+(liveclin_model_answers.jsonl), a blind taxonomy assignment
 (two raters a case), a modality audit, and the shipped stage and modality consolidations.
 Safe to run again: what exists is left as it is."""
 
@@ -11,10 +12,11 @@ from typing import TextIO
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from cases.models import Release, Taxonomy
+from cases.models import Dataset, Release, Taxonomy
 from cases.services import release_import
 from cases.taxonomies.builtin import builtin_file
 from cases.taxonomies.services import taxonomy_load
+from liveclin.consolidation.scores import model_scores_import
 from liveclin.labelling.services import label_task_add_members, label_task_create
 from liveclin.models import Consolidation, LabelTask, LabelTaskMember
 
@@ -44,6 +46,9 @@ def load_demo_labels(*, stdout: TextIO) -> None:
         label_task_add_members(task=task, users=raters, role=LabelTaskMember.Role.RATER)
         label_task_add_members(task=task, users=[users["inspector1"]], role=LabelTaskMember.Role.INSPECTOR)
         stdout.write(f"label task “{name}”: {task.units.count()} items\n")
+    scores = model_scores_import(data=(DATA / "liveclin_model_answers.jsonl").read_bytes(),
+                                 file_name="liveclin_model_answers.jsonl", dataset=Dataset.objects.get(name="LiveClin"))
+    stdout.write(f"liveclin_model_answers.jsonl: {scores.answers} answers ({', '.join(scores.models)})\n")
     for key in ("liveclin-stages", "liveclin-modalities"):
         if not Consolidation.objects.filter(key=key).exists():
             call_command("load_consolidation", key, "--reviewer", "physician1", "--reviewer", "physician2",

@@ -277,3 +277,23 @@ class ConsolidationReview(models.Model):
 
     def __str__(self) -> str:
         return f"{self.action} {self.label!r} in {self.consolidation}"
+
+
+class ModelAnswer(models.Model):
+    """A benchmarked model's answer to one MCQ, from an imported score file (`import_model_scores`):
+    the per-category results of LiveClin Fig. 7A, 7C and 8 are shares of these that are correct."""
+
+    mcq = models.ForeignKey("cases.MCQ", on_delete=models.PROTECT, related_name="model_answers")
+    revision = models.ForeignKey("cases.CaseRevision", on_delete=models.PROTECT, related_name="+")
+    model_name = models.CharField(max_length=200)
+    answer = models.CharField(max_length=1, blank=True, help_text="The letter the model chose (empty: none)")
+    correct = models.BooleanField()
+    file_name = models.CharField(max_length=500)
+    imported_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["revision", "mcq", "model_name"]
+        constraints = [models.UniqueConstraint(fields=["mcq", "model_name"], name="modelanswer_one_per_model")]
+
+    def __str__(self) -> str:
+        return f"{self.model_name} on {self.mcq_id}: {self.answer or '-'}"

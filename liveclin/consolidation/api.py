@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from cases.models import Release
-from liveclin.consolidation import access, selectors
+from liveclin.consolidation import access, results, selectors
 from liveclin.consolidation.services import consolidation_review
 from liveclin.models import ConsolidationCategory, ConsolidationReview
 from medreview.drf import TokenFirstAPIView
@@ -63,10 +63,12 @@ class ConsolidationReviewAPI(TokenFirstAPIView):
 
 
 class ConsolidationReportAPI(TokenFirstAPIView):
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="Labels per final and intermediate category",
+    @extend_schema(responses=OpenApiTypes.OBJECT, summary="Labels per category, and each model's accuracy per category (Fig. 7A, 7C, 8)",
                    parameters=[OpenApiParameter("release", int, description="Only this release's labels")])
     def get(self, request: Request, pk: int) -> Response:
         found = access.access_consolidation_for_reading(request.user, pk)
         raw = request.query_params.get("release", "")
         release = Release.objects.filter(pk=int(raw)).first() if raw.isdigit() else None
-        return Response(selectors.distribution(found, release))
+        return Response({**selectors.distribution(found, release),
+                         "results": results.category_results(found, release),
+                         "results_by_chapter": results.chapter_results(release)})

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_http_methods
 from accounts.models import Role
 from accounts.roles import user_role
 from cases.models import Release
-from liveclin.consolidation import access, selectors
+from liveclin.consolidation import access, results, selectors
 from liveclin.consolidation.services import consolidation_approve, consolidation_review, consolidation_revise
 from liveclin.models import Consolidation, ConsolidationCategory
 from medreview.errors import error_messages
@@ -78,4 +78,5 @@ def consolidation_report(request: HttpRequest, pk: int) -> HttpResponse:
     raw = request.GET.get("release", "")
     release = Release.objects.filter(pk=int(raw)).first() if raw.isdigit() else None
     return render(request, "consolidation/report.html", {
-        "consolidation": found, "report": selectors.distribution(found, release), "release": release})
+        "consolidation": found, "report": selectors.distribution(found, release), "release": release,
+        "tables": [results.category_results(found, release), results.chapter_results(release)]})

@@ -173,3 +173,44 @@ def test_it_gives_a_curated_release_the_categories_of_the_approved_version_and_n
         "mcq 4": {"final": "F", "final_name": "Follow-up", "intermediate": "F1"},
     }
     assert validated_export(release_review(release)).manifest["consolidations"] == used
+
+
+SCORES = (b'{"id": "PMC-TAX-0001", "model": "m1", "answers": ["B", "a", "B", "B"]}\n'
+          b'{"id": "PMC-TAX-0002", "model": "m1", "answers": ["B", "B", "A"]}\n')
+
+
+def test_it_gives_each_model_accuracy_per_category_from_imported_answers(client, stages, researcher, tmp_path) -> None:
+    # Every answer key is B. m1 misses case 1 question 2 (Histopathological -> D) and case 2 question 3
+    # (Acute management -> T). Stages: D holds c1q1, c1q2, c2q2 -> 2/3; T c1q3, c2q3 -> 1/2; F 1/1; P 1/1.
+    # Chapters (the AI's level 1): chapter 2 = case 1, 3/4; chapter 6 = case 2, 2/3.
+    path = tmp_path / "scores.jsonl"
+    path.write_bytes(SCORES)
+    out = io.StringIO()
+    call_command("import_model_scores", str(path), stdout=out)
+    assert "7 answers of 1 models (m1), 5 correct" in out.getvalue()
+    api = APIClient()
+    api.force_authenticate(researcher)
+    body = api.get(reverse("consolidation_api:report", args=[stages.pk])).json()
+    by_stage = {row["code"]: (row["results"][0]["successes"], row["results"][0]["n"]) for row in body["results"]["rows"]}
+    assert by_stage == {"D": (2, 3), "T": (1, 2), "F": (1, 1), "P": (1, 1)}
+    assert body["results"]["consolidation"] == {"key": "liveclin-stages", "version": 1}
+    chapters = {row["code"]: (row["results"][0]["successes"], row["results"][0]["n"])
+                for row in body["results_by_chapter"]["rows"]}
+    assert chapters == {"2": (3, 4), "6": (2, 3)}
+    html = login(client, researcher).get(reverse("consolidation:report", args=[stages.pk])).content.decode()
+    assert "0.667" in html and "(2/3)" in html
+
+
+def test_it_refuses_a_score_file_with_located_errors_and_writes_nothing(stages, tmp_path) -> None:
+    from django.core.management import CommandError
+
+    from liveclin.models import ModelAnswer
+
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(SCORES + b'{"id": "PMC-NOPE", "model": "m1", "answers": ["B"]}\n'
+                     b'{"id": "PMC-TAX-0002", "model": "m2", "answers": ["B"]}\n')
+    with pytest.raises(CommandError) as caught:
+        call_command("import_model_scores", str(path))
+    assert "bad.jsonl: line 3, field id: no case 'PMC-NOPE'" in str(caught.value)
+    assert "bad.jsonl: line 4, field answers: 1 answers for 3 MCQs" in str(caught.value)
+    assert not ModelAnswer.objects.exists()
