@@ -61,7 +61,7 @@ def test_it_places_each_stage_label_and_names_the_rule_that_placed_it(client, st
         "Acute management": ("T1", "management"),
     }
     html = login(client, physician_a).get(reverse("consolidation:detail", args=[stages.pk])).content.decode()
-    assert "Post-operative follow-up" in html and "keyword “follow-up”" in html
+    assert "Post-operative follow-up" in html and 'keyword “<span lang="en">follow-up</span>”' in html
     assert "Diagnosis &amp; Interpretation" in html
 
 
@@ -102,7 +102,7 @@ def test_it_versions_a_mapping_physicians_reviewed_and_reports_name_the_approved
     # Reports name the version they used, and count by it.
     release = Release.objects.get(label="2025H1")
     page = login(client, researcher).get(reverse("consolidation:report", args=[v2.pk]), {"release": release.pk})
-    assert "Mapping liveclin-stages, version 2" in page.content.decode()
+    assert 'Mapping <span lang="en">liveclin-stages</span>, version 2' in page.content.decode()
     api = APIClient()
     api.force_authenticate(researcher)
     body = api.get(reverse("consolidation_api:report", args=[v2.pk]), {"release": release.pk}).json()

@@ -203,3 +203,14 @@ def test_it_measures_agreement_between_two_experts_per_level(client, admin, phys
     assert agreement[1]["cohen_kappa"]["value"] == pytest.approx(0.615385, abs=1e-6)
     assert agreement[1]["gwet_ac1"]["value"] == pytest.approx(0.6, abs=1e-6)
     assert LabelUnit.objects.get(task=task, order=4).status == LabelUnit.Status.INSPECTION
+
+
+def test_it_reads_a_unit_page_in_a_fixed_number_of_queries(client, admin, physician_a, django_assert_max_num_queries):
+    # The rater's hot page: the same count whatever the taxonomy's size (level 1 only is rendered;
+    # levels 2 and 3 come from the picker API as the rater chooses).
+    task = assignment_task(admin, [physician_a])
+    login(client, physician_a)
+    url = reverse("labelling:unit", args=[task.units.get(order=1).pk])
+    client.get(url)
+    with django_assert_max_num_queries(20):
+        assert client.get(url).status_code == 200
