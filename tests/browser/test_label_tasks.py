@@ -103,3 +103,61 @@ def test_it_marks_an_audit_item_correct_by_keyboard_and_corrects_one_by_touch(li
         assert (answer.verdict, answer.value) == ("edited", "Table of Complete Blood Count")
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
+def test_the_label_pages_pass_axe_at_360_px(live_server, chromium, admin, physician_a, inspector, locale):
+    from liveclin.labelling.services import label_answer_submit
+    from tests.browser.axe import axe_source, blocking_violations
+    from tests.liveclin.labelling.builders import node_ids
+
+    axe_source()  # skips (or fails in CI) without axe-core
+    assignment = assignment_task(admin, [physician_a], inspectors=[inspector])
+    label_answer_submit(unit=assignment.units.get(order=2), rater=physician_a, path=node_ids("6", "G00-G14", "G08"))
+    context = chromium.new_context(**(PHONE | {"locale": locale}), bypass_csp=True)
+    page = context.new_page()
+    try:
+        sign_in(page, live_server, "physician_a", PASSWORD)
+        found = {}
+        for path in ("/review/labels/", f"/review/labels/units/{assignment.units.get(order=1).pk}/",
+                     f"/review/labels/units/{assignment.units.get(order=2).pk}/"):
+            page.goto(live_server.url + path)
+            found[path] = blocking_violations(page)
+        page.goto(f"{live_server.url}/review/labels/units/{assignment.units.get(order=1).pk}/")
+        page.tap("#search1")
+        page.keyboard.type("Neoplasms")
+        expect(page.locator("#level1 option")).to_have_count(1)
+        page.select_option("#level1", index=0)
+        expect(page.locator("#level2 option").first).to_be_attached()
+        found["pickers open"] = blocking_violations(page)
+        sign_in(page, live_server, "admin", PASSWORD)
+        for path in (f"/review/labels/{assignment.pk}/report/", f"/review/labels/{assignment.pk}/inspection/"):
+            page.goto(live_server.url + path)
+            found[path] = blocking_violations(page)
+        assert found == {k: [] for k in found}
+    finally:
+        context.close()
+
+
+def test_the_audit_and_consolidation_pages_pass_axe_at_360_px(live_server, chromium, admin, physician_a):
+    from django.core.management import call_command
+
+    from liveclin.models import Consolidation
+    from tests.browser.axe import axe_source, blocking_violations
+
+    axe_source()
+    task = audit_task(admin, [physician_a])
+    call_command("load_consolidation", "liveclin-modalities", "--reviewer", "physician_a", stdout=None)
+    consolidation = Consolidation.objects.get(key="liveclin-modalities")
+    context = chromium.new_context(**PHONE, bypass_csp=True)
+    page = context.new_page()
+    try:
+        sign_in(page, live_server, "physician_a", PASSWORD)
+        found = {}
+        for path in [f"/review/labels/units/{u.pk}/" for u in task.units.order_by("order")[:2]] + [
+                f"/review/consolidations/{consolidation.pk}/", f"/review/consolidations/{consolidation.pk}/report/"]:
+            page.goto(live_server.url + path)
+            found[path] = blocking_violations(page)
+        assert found == {k: [] for k in found}
+    finally:
+        context.close()
