@@ -45,7 +45,7 @@ def unit_context(unit: LabelUnit, user: Any, *, posted: QueryDict | None = None)
         )
     else:
         item = selectors.audited_item(unit)
-        context.update(item=item, suggestions=selectors.family_labels(task, item["target"]))
+        context.update(item=item, suggestions=selectors.family_labels(task, item["target"], user))
     return context
 
 

@@ -77,11 +77,14 @@ def audited_item(unit: LabelUnit) -> dict[str, Any]:
     }
 
 
-def family_labels(task: LabelTask, target: str) -> list[str]:
-    """Labels already used for this family in the task (the AI's and physicians' corrections), for
-    the correction field's suggestions."""
+def family_labels(task: LabelTask, target: str, user: Any = None) -> list[str]:
+    """Suggestions for the correction box: the AI's labels of this family in the task and, for a
+    rater, their own corrections (never another rater's before inspection); every correction for
+    an inspector (`user` None)."""
     ai = AILabel.objects.filter(label_units__task=task, target=target).values_list("value", flat=True)
     edited = LabelAnswer.objects.filter(unit__task=task, unit__ai_label__target=target).exclude(value="")
+    if user is not None:
+        edited = edited.filter(rater_id=user.pk)
     return sorted({*ai, *edited.values_list("value", flat=True)})[:500]
 
 

@@ -145,3 +145,17 @@ def test_it_creates_a_task_from_the_command_line_and_names_a_missing_user(admin,
     with pytest.raises(CommandError, match="--rater: no user 'nobody'"):
         call_command("create_label_task", "Other", "--kind", "assignment", "--dataset", "LiveClin", "--release",
                      "2025H1", "--rater", "nobody")
+
+
+def test_it_never_suggests_another_raters_correction_before_inspection(client, admin, physician_a, physician_b):
+    task = audit_task(admin, [physician_a, physician_b], raters_per_unit=2)
+    tables = units(task)["table"]
+    login(client, physician_a).post(reverse("labelling:unit", args=[tables[0].pk]),
+                                    {"verdict": "edited", "value": "SECRET-CORRECTION"})
+    assert "SECRET-CORRECTION" in client.get(reverse("labelling:unit", args=[tables[1].pk])).content.decode()
+    for unit in tables:
+        html = login(client, physician_b).get(reverse("labelling:unit", args=[unit.pk])).content.decode()
+        assert "SECRET-CORRECTION" not in html
+        body = APIClient()
+        body.force_authenticate(physician_b)
+        assert "SECRET-CORRECTION" not in body.get(reverse("labelling_api:unit", args=[unit.pk])).content.decode()
