@@ -19,6 +19,7 @@ from graders.models import GraderRun
 from liveclin.judge_runs import later_runs, pinned_run, run_dict, study_judge_run_pin
 from liveclin.quality.export import validated_export
 from liveclin.quality.loading import release_review
+from liveclin.quality.pipelines import chosen_releases, pipeline_table
 from liveclin.quality.rules import quality_report
 from liveclin.quality.team import team_composition
 from medreview.drf import TokenFirstAPIView
@@ -109,3 +110,21 @@ class StudyJudgeRunAPI(TokenFirstAPIView):
             raise serializers.ValidationError({"run": [f"run: no Judge run {data.validated_data['run']}."]})
         requeued = study_judge_run_pin(study=study, run=run, actor=request.user)
         return Response(_pin_body(study, [i.pk for i in requeued]))
+
+
+class PipelineComparisonAPI(APIView):
+    permission_classes = PERMISSIONS
+
+    @extend_schema(responses=OpenApiTypes.OBJECT, summary="LiveClin Table 1: generation pipelines compared",
+                   parameters=[OpenApiParameter("release", int, many=True, required=True,
+                                                description="Each pipeline's release, two or more of one dataset")],
+                   description="Per pipeline the physician-validated pass rate with its Wilson interval and the "
+                               "pass rate on the Judge-approved sets; per pair McNemar's test on the case reports "
+                               "both pipelines produced sets for.")
+    def get(self, request: Request) -> Response:
+        try:
+            releases = chosen_releases(request.query_params.getlist("release"),
+                                       lambda pk: access_release_for_report(request.user, pk))
+        except ValueError as exc:
+            raise serializers.ValidationError({"release": [str(exc)]}) from exc
+        return Response(pipeline_table(releases))

@@ -21,6 +21,7 @@ from graders.models import GraderRun
 from liveclin.judge_runs import study_judge_run_pin
 from liveclin.quality.export import validated_export
 from liveclin.quality.loading import release_review
+from liveclin.quality.pipelines import chosen_releases, pipeline_table
 from liveclin.quality.rules import quality_report
 from liveclin.quality.team import team_composition
 from medreview.errors import error_messages
@@ -90,3 +91,13 @@ def study_judge_run(request: HttpRequest, pk: int) -> HttpResponse:
             "Judge run “%(name)s” pinned; %(count)d question sets decided before its flags go back to inspection.",
             len(requeued)) % {"name": run.name, "count": len(requeued)})
     return redirect("annotation:study_detail", pk=study.pk)
+
+
+@require_http_methods(["GET"])
+def pipeline_comparison(request: HttpRequest) -> HttpResponse:
+    """LiveClin Table 1: `?release=` names each pipeline's release (two or more, one dataset)."""
+    try:
+        releases = chosen_releases(request.GET.getlist("release"), lambda pk: access_release_for_report(request.user, pk))
+    except ValueError as exc:
+        return render(request, "liveclin/pipelines.html", {"error": str(exc)}, status=400)
+    return render(request, "liveclin/pipelines.html", {"releases": releases, "table": pipeline_table(releases)})

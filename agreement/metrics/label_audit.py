@@ -10,8 +10,8 @@
   the share correct per label family (image / table modality, stage, ...) and pooled, Wilson CI.
 - ``pipeline_comparison``: Table 1. The physician-validated pass rate of each generation pipeline
   with its Wilson CI, the pass rate on the Judge-approved subset, and each pair of pipelines
-  compared with McNemar's test on the items both produced (exact binomial when the discordant
-  pairs are few).
+  compared with McNemar's test (statsmodels) on the items both produced (exact binomial when the
+  discordant pairs are few).
 
 Wilson intervals are statsmodels' ``proportion_confint(method="wilson")`` (via
 ``judges.wilson_interval``); nothing undefined is returned as a number (``None`` plus ``reason``).
@@ -27,7 +27,7 @@ from itertools import combinations
 from typing import Any
 
 import numpy as np
-from scipy import stats
+from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 
 from agreement.metrics.coefficients import cohen_kappa, gwet_ac1
 from agreement.metrics.judges import wilson_interval
@@ -173,13 +173,10 @@ def mcnemar(passed_a: Sequence[bool], passed_b: Sequence[bool], *, a: str = "a",
     if discordant == 0:
         return McNemar(a, b, n, a_only, b_only, difference, None, 1.0, method,
                        "no discordant pairs: the pipelines passed and failed the same items")
-    if use_exact:
-        statistic = float(min(a_only, b_only))
-        p_value = float(stats.binomtest(a_only, discordant, 0.5).pvalue)
-    else:
-        statistic = (abs(a_only - b_only) - 1) ** 2 / discordant
-        p_value = float(stats.chi2.sf(statistic, 1))
-    return McNemar(a, b, n, a_only, b_only, difference, float(statistic), p_value, method)
+    both, neither = int((x & y).sum()), int((~x & ~y).sum())
+    # statsmodels: exact = two-sided binomial test of min(b, c); otherwise chi-square with continuity correction.
+    result = sm_mcnemar([[both, a_only], [b_only, neither]], exact=use_exact, correction=True)
+    return McNemar(a, b, n, a_only, b_only, difference, float(result.statistic), float(result.pvalue), method)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from cases.exporters.liveclin import WRITER
 from cases.exporters.writer import REVIEW_KEY
 from cases.importers.base import ParsedCase
 from cases.release_data import release_cases
+from liveclin.consolidation.selectors import categories_by_revision
 from liveclin.quality.loading import ReleaseReview
 from liveclin.quality.rules import CHECKS, VALIDATED, Outcome, SetReview, outcome
 
@@ -67,7 +68,10 @@ def quality_summary(review: SetReview, result: Outcome) -> dict[str, Any]:
     }
 
 
-def validated_records(review: ReleaseReview, cases: list[ParsedCase], name: str) -> list[dict[str, Any]]:
+def validated_records(review: ReleaseReview, cases: list[ParsedCase], name: str,
+                      categories: dict[int, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """`categories` {revision id: ...}: each set's stage and modality categories under the approved
+    consolidation versions (`liveclin.consolidation`), written beside the quality check."""
     by_key = {c.external_id: c for c in cases}
     rules = CurationRules(review_block=True)
     records = []
@@ -79,6 +83,8 @@ def validated_records(review: ReleaseReview, cases: list[ParsedCase], name: str)
         decision = CaseDecision(case=case, review=_case_review(set_review), status=result.status)
         record = WRITER.record(decision, rules, name)
         record[REVIEW_KEY]["quality_check"] = quality_summary(set_review, result)
+        if categories:
+            record[REVIEW_KEY]["categories"] = categories.get(review.revision_ids.get(set_review.question_set_id, 0), {})
         records.append(record)
     return records
 
@@ -86,11 +92,14 @@ def validated_records(review: ReleaseReview, cases: list[ParsedCase], name: str)
 def validated_export(review: ReleaseReview, *, name: str = "") -> ValidatedExport:
     """The `liveclin` JSONL of the release's validated sets, in file order."""
     name = name or f"{review.release.label}-validated"
-    records = validated_records(review, release_cases(review.release), name)
+    used, categories = categories_by_revision(list(review.revision_ids.values()))
+    records = validated_records(review, release_cases(review.release), name, categories)
     data = WRITER.serialize(records)
     file_name, digest = WRITER.file_name(name), sha256_hex(data)
-    return ValidatedExport(file_name=file_name, data=data, sets=len(records), sha256=digest,
-                           manifest=validated_manifest(review, file_name, digest, len(records)))
+    manifest = validated_manifest(review, file_name, digest, len(records))
+    if used:  # the consolidation versions whose categories the records carry
+        manifest["consolidations"] = used
+    return ValidatedExport(file_name=file_name, data=data, sets=len(records), sha256=digest, manifest=manifest)
 
 
 def validated_manifest(review: ReleaseReview, file_name: str, digest: str, sets: int) -> dict[str, Any]:

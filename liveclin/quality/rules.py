@@ -127,6 +127,17 @@ def _missing(review: SetReview) -> list[str]:
     return [_where(m.position, c) for m in review.mcqs for c in CHECKS if c not in m.final]
 
 
+def physician_verdict(review: SetReview) -> bool | None:
+    """Table 1's "physician-validated": True when physicians passed every check of every MCQ (the
+    Judge's flags do not count here), False when they found a flaw or rejected the set, None while
+    undecided."""
+    if review.set_rejection or _physician_flaws(review):
+        return False
+    if review.review_status != "resolved" or _missing(review):
+        return None
+    return True
+
+
 def outcome(review: SetReview) -> Outcome:
     """The set's outcome under the principle of conservatism (module docstring)."""
     if review.set_rejection:

@@ -96,6 +96,24 @@ def _pages() -> Iterator[Page]:
     for pk in GraderConfig.objects.values_list("pk", flat=True):
         yield Page("admin1", f"/graders/configs/{pk}/")
     assert GradingJob.objects.filter(pk=job).exists()
+    yield from _label_pages()
+
+
+def _label_pages() -> Iterator[Page]:
+    """LiveClin's label tasks and consolidations (issue 25), as each persona meets them."""
+    from liveclin.models import Consolidation, LabelTask
+
+    yield Page("physician1", "/review/labels/")
+    for task in LabelTask.objects.order_by("pk"):
+        yield Page("physician1", f"/review/labels/units/{task.units.order_by('order').first().pk}/")
+        yield Page("inspector1", f"/review/labels/{task.pk}/inspection/")
+        yield Page("researcher1", f"/review/labels/{task.pk}/report/")
+    yield Page("researcher1", "/review/consolidations/")
+    for consolidation in Consolidation.objects.order_by("pk"):
+        yield Page("physician1", f"/review/consolidations/{consolidation.pk}/")
+        yield Page("researcher1", f"/review/consolidations/{consolidation.pk}/report/")
+    releases = Release.objects.filter(dataset__name="LiveClin", format="liveclin").values_list("pk", flat=True)
+    yield Page("researcher1", "/reports/pipelines/?release=" + "&release=".join(map(str, releases)), 400)
 
 
 def _leaks(language: str) -> dict[str, list[str]]:

@@ -15,6 +15,7 @@ from accounts.models import Profile, Rank, Role
 from cases.services import release_import
 from cases.translations import translations_import
 from demo.graders import load_demo_graders
+from demo.labels import load_demo_labels
 from demo.review import load_demo_review
 
 DEMO_DIR = Path(__file__).resolve().parents[2] / "data"
@@ -70,6 +71,7 @@ class Command(BaseCommand):
 
         load_demo_review(stdout=self.stdout)
         load_demo_graders(stdout=self.stdout)
+        load_demo_labels(stdout=self.stdout)
 
         self.stdout.write(f"\nDemo logins (password for all: {DEMO_PASSWORD})")
         self.stdout.write(f"  {'username':<13} role")
