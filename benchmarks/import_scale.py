@@ -259,12 +259,14 @@ def compare(directory: Path, env: dict[str, str], before: Path, repeat: int) -> 
 
 def growth(directory: Path, env: dict[str, str], scales: list[float]) -> None:
     """The LiveMedBench cases file at several sizes: time, memory and how they grow (log-log slope)."""
-    rng = random.Random(7)
     rows = []
     for scale in scales:
         n_cases, n_criteria = round(LMB_CASES * scale), round(LMB_CRITERIA * scale)
         path = directory / f"livemedbench_x{scale:g}.json"
-        path.write_text(json.dumps(livemedbench_cases(rng, n_cases, n_criteria), ensure_ascii=False), encoding="utf-8")
+        # Written by a process of its own: a child's peak memory (ru_maxrss) starts at its parent's at
+        # fork, so this process must not grow by holding a 10x file.
+        subprocess.run([sys.executable, __file__, "--write-livemedbench", str(path), str(n_cases), str(n_criteria)],
+                       check=True)
         r = run_command("livemedbench", str(path), None, env, dataset=f"Growth-x{scale:g}")
         path.unlink()
         rows.append((scale, n_cases + n_criteria, r))
@@ -282,6 +284,11 @@ def growth(directory: Path, env: dict[str, str], scales: list[float]) -> None:
 
 
 def main() -> int:
+    if sys.argv[1:2] == ["--write-livemedbench"]:  # growth(): PATH CASES CRITERIA
+        path, n_cases, n_criteria = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+        Path(path).write_text(json.dumps(livemedbench_cases(random.Random(7), n_cases, n_criteria), ensure_ascii=False),
+                              encoding="utf-8")
+        return 0
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL", DEFAULT_URL))
     parser.add_argument("--keep", type=Path, help="Write the generated files here and keep them")
