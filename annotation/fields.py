@@ -58,17 +58,35 @@ class Field:
 
 
 def study_tasks(study: Study) -> list[TaskType]:
-    """The study's task types in display order, with their scale categories (2 queries)."""
-    return list(
-        study.tasks.select_related("scale")
-        .prefetch_related(Prefetch("scale__categories", queryset=ScaleCategory.objects.order_by("order")))
-        .order_by("order", "slug")
-    )
+    """The study's task types in display order, with their scale categories (2 queries, once per
+    Study instance: a request asks several times for the same study's tasks)."""
+    cached = study.__dict__.get("_study_tasks")
+    if cached is None:
+        cached = list(
+            study.tasks.select_related("scale")
+            .prefetch_related(Prefetch("scale__categories", queryset=ScaleCategory.objects.order_by("order")))
+            .order_by("order", "slug")
+        )
+        study.__dict__["_study_tasks"] = cached
+    return list(cached)
 
 
 def item_fields(item: Item, *, tasks: list[TaskType] | None = None) -> list[Field]:
-    """The fields a rater fills for `item`, in display order (at most 4 queries; 2 with `tasks`)."""
-    tasks = tasks if tasks is not None else study_tasks(item.study)
+    """The fields a rater fills for `item`, in display order (at most 4 queries; 2 with `tasks`).
+
+    Computed once per Item instance and language (the titles are translated): a submit checks the
+    labels against the fields, the service checks them again and the next page shows them.
+    """
+    if tasks is not None:
+        return _item_fields(item, tasks)
+    memo = item.__dict__.setdefault("_item_fields", {})
+    language = get_language()
+    if language not in memo:
+        memo[language] = _item_fields(item, study_tasks(item.study))
+    return list(memo[language])
+
+
+def _item_fields(item: Item, tasks: list[TaskType]) -> list[Field]:
     targets = {t.target for t in tasks}
     criteria: list[RubricCriterion] = []
     if targets & {TaskTarget.CRITERION, TaskTarget.RESPONSE_CRITERION}:

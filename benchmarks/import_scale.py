@@ -1,6 +1,7 @@
 """Import benchmark at the size of the real releases (a benchmark, not a timed test).
 
     .venv/bin/python benchmarks/import_scale.py [--database-url postgres://...] [--keep DIR]
+        [--before OTHER_CHECKOUT] [--repeat 3] [--scales 1,3,10] [--only all|compare|growth|files]
 
 Generates a LiveMedBench-scale file (2,756 cases, 16,702 criteria), a LiveClin-scale file
 (1,407 question sets, 6,605 MCQs, ~3,750 images: App. J's 3,757) and model responses + grader
@@ -15,15 +16,25 @@ liveclin`: 1,450 nodes) and imports the AI labels the LiveClin file carries (`li
 taxonomy levels per case, a stage per MCQ, a modality per image and table, ~16,000 labels).
 Target on a 2-core machine: each file <= 10 s and < 500 MB;
 issue 9's goal for the LiveMedBench cases file is a command faster than Label Studio's task import
-of the same cases (1.3-2.0 s there).
+of the same cases (1.3-2.0 s there); issue 26's, the command under 1.2 s end to end and a bare
+`import_cases --help` under 0.4 s.
+
+Before that table: with --before (another checkout, e.g. `git worktree add /tmp/before <commit>` or
+`git archive <commit> | tar -x -C /tmp/before`, with this .venv), the LiveMedBench cases file's CLI
+time and the bare start-up of both checkouts side by side (median of --repeat alternated runs, wall
+and processor time: on a busy machine the processor time is the steadier figure); then the growth
+run: the LiveMedBench cases file at --scales sizes (1x, 3x, 10x), with its time, memory and the
+log-log slope of each against the rows written (1: linear).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -57,11 +68,10 @@ def split_evenly(total: int, parts: int) -> list[int]:
     return [base + (1 if i < extra else 0) for i in range(parts)]
 
 
-def generate(directory: Path) -> list[tuple[str, str, str, str | None]]:
-    """Write the files; return (label, format, path, model) in import order."""
-    rng = random.Random(20260101)
+def livemedbench_cases(rng: random.Random, n_cases: int = LMB_CASES, total_criteria: int = LMB_CRITERIA) -> list[dict]:
+    """LiveMedBench-like cases (a third in Chinese) with `total_criteria` rubric items spread over them."""
     cases = []
-    for i, n_criteria in enumerate(split_evenly(LMB_CRITERIA, LMB_CASES)):
+    for i, n_criteria in enumerate(split_evenly(total_criteria, n_cases)):
         zh = i % 3 == 0
         cases.append({
             "case_id": f"{109000000 + i}",
@@ -76,6 +86,13 @@ def generate(directory: Path) -> list[tuple[str, str, str, str | None]]:
                 for j in range(1, n_criteria + 1)
             ],
         })
+    return cases
+
+
+def generate(directory: Path) -> list[tuple[str, str, str, str | None]]:
+    """Write the files; return (label, format, path, model) in import order."""
+    rng = random.Random(20260101)
+    cases = livemedbench_cases(rng)
     files: list[tuple[str, str, str, str | None]] = []
     lmb_path = directory / "merged_data_rubric.json"
     lmb_path.write_text(json.dumps(cases, ensure_ascii=False), encoding="utf-8")
@@ -169,16 +186,19 @@ DATASETS = {"livemedbench": "LiveMedBench", "livemedbench-responses": "LiveMedBe
             "livemedbench-grades": "LiveMedBench", "liveclin": "LiveClin", "liveclin-labels": "LiveClin"}
 
 
-def run_command(fmt: str, path: str, model: str | None, env: dict[str, str]) -> dict:
-    """`manage.py import_cases` (or `load_taxonomy`) as a user types it; wall time and peak memory from outside."""
+def run_command(fmt: str, path: str, model: str | None, env: dict[str, str], *, root: Path = ROOT,
+                dataset: str | None = None) -> dict:
+    """`manage.py import_cases` (or `load_taxonomy`) as a user types it; wall time, processor time and
+    peak memory from outside. `root`: the checkout whose manage.py runs."""
     if fmt == "taxonomy":
-        command = [sys.executable, str(ROOT / "manage.py"), "load_taxonomy", path, "--json"]
+        command = [sys.executable, str(root / "manage.py"), "load_taxonomy", path, "--json"]
     else:
-        command = [sys.executable, str(ROOT / "manage.py"), "import_cases", fmt, path, "--dataset", DATASETS[fmt],
-                   "--release", Path(path).stem, "--json", *(["--model", model] if model else [])]
+        command = [sys.executable, str(root / "manage.py"), "import_cases", fmt, path, "--dataset",
+                   dataset or DATASETS[fmt], "--release", Path(path).stem, "--json",
+                   *(["--model", model] if model else [])]
     with tempfile.TemporaryFile("w+") as out:
         started = time.perf_counter()
-        process = subprocess.Popen(command, env=env, cwd=ROOT, stdout=out, stderr=subprocess.DEVNULL)
+        process = subprocess.Popen(command, env=env, cwd=root, stdout=out, stderr=subprocess.DEVNULL)
         _, status, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - started
         out.seek(0)
@@ -190,14 +210,94 @@ def run_command(fmt: str, path: str, model: str | None, env: dict[str, str]) -> 
         "rows": sum(created.values()) + created["cases"],
         "bytes": (TAXONOMY if fmt == "taxonomy" else Path(path)).stat().st_size,
         "errors": [e["message"] for e in report["errors"][:3]], "peak_mb": usage.ru_maxrss / 1024,
+        "cpu": usage.ru_utime + usage.ru_stime,
         "exit": os.waitstatus_to_exitcode(status),
     }
 
 
+def startup(root: Path, env: dict[str, str]) -> tuple[float, float]:
+    """(wall, processor) seconds of a bare `manage.py import_cases --help` in `root`."""
+    started = time.perf_counter()
+    process = subprocess.Popen([sys.executable, str(root / "manage.py"), "import_cases", "--help"], env=env,
+                               cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, _, usage = os.wait4(process.pid, 0)
+    return time.perf_counter() - started, usage.ru_utime + usage.ru_stime
+
+
+def slope(xs: list[float], ys: list[float]) -> float:
+    """Least-squares slope of log(y) on log(x): 0 flat, 1 proportional, 2 quadratic."""
+    pairs = [(math.log(x), math.log(y)) for x, y in zip(xs, ys, strict=True) if x > 0 and y > 0]
+    if len(pairs) < 2:
+        return float("nan")
+    mx, my = statistics.fmean(p[0] for p in pairs), statistics.fmean(p[1] for p in pairs)
+    den = sum((p[0] - mx) ** 2 for p in pairs)
+    return sum((p[0] - mx) * (p[1] - my) for p in pairs) / den if den else float("nan")
+
+
+def compare(directory: Path, env: dict[str, str], before: Path, repeat: int) -> None:
+    """The LiveMedBench cases file and the bare start-up, this checkout beside `before`, runs
+    alternated (each import into a dataset of its own, so none is "unchanged"); medians."""
+    path = str(directory / "merged_data_rubric.json")
+    runs: dict[str, list[dict]] = {"before": [], "now": []}
+    starts: dict[str, list[tuple[float, float]]] = {"before": [], "now": []}
+    for i in range(repeat):
+        for name, root in (("before", before), ("now", ROOT)) if i % 2 == 0 else (("now", ROOT), ("before", before)):
+            starts[name].append(startup(root, env))
+            runs[name].append(run_command("livemedbench", path, None, env, root=root, dataset=f"Compare-{name}-{i}"))
+    print(f"\nLiveMedBench cases file ({LMB_CASES} cases, {LMB_CRITERIA} criteria), median of {repeat} alternated runs; "
+          f"load average {os.getloadavg()[0]:.1f}")
+    print(f"{'checkout':<10} {'CLI wall s':>10} {'CLI CPU s':>10} {'import s':>9} {'peak MB':>8} "
+          f"{'--help wall s':>14} {'--help CPU s':>13}")
+    for name, root in (("before", before), ("now", ROOT)):
+        r = runs[name]
+        print(f"{name:<10} {statistics.median(x['wall'] for x in r):>10.2f} {statistics.median(x['cpu'] for x in r):>10.2f} "
+              f"{statistics.median(x['seconds'] for x in r):>9.2f} {statistics.median(x['peak_mb'] for x in r):>8.0f} "
+              f"{statistics.median(w for w, _ in starts[name]):>14.2f} {statistics.median(c for _, c in starts[name]):>13.2f}"
+              f"  ({root})")
+    print("goals (issue 26): CLI end to end < 1.2 s, start-up < 0.4 s, on a quiet 2-core machine")
+
+
+def growth(directory: Path, env: dict[str, str], scales: list[float]) -> None:
+    """The LiveMedBench cases file at several sizes: time, memory and how they grow (log-log slope)."""
+    rows = []
+    for scale in scales:
+        n_cases, n_criteria = round(LMB_CASES * scale), round(LMB_CRITERIA * scale)
+        path = directory / f"livemedbench_x{scale:g}.json"
+        # Written by a process of its own: a child's peak memory (ru_maxrss) starts at its parent's at
+        # fork, so this process must not grow by holding a 10x file.
+        subprocess.run([sys.executable, __file__, "--write-livemedbench", str(path), str(n_cases), str(n_criteria)],
+                       check=True)
+        r = run_command("livemedbench", str(path), None, env, dataset=f"Growth-x{scale:g}")
+        path.unlink()
+        rows.append((scale, n_cases + n_criteria, r))
+    print(f"\nLiveMedBench cases file at {len(scales)} sizes (this checkout); load average {os.getloadavg()[0]:.1f}")
+    print(f"{'size':>6} {'records':>8} {'rows':>8} {'CLI wall s':>10} {'CLI CPU s':>10} {'import s':>9} {'peak MB':>8}")
+    for scale, _, r in rows:
+        print(f"{scale:>5g}x {r['records']:>8} {r['rows']:>8} {r['wall']:>10.2f} {r['cpu']:>10.2f} {r['seconds']:>9.2f} "
+              f"{r['peak_mb']:>8.0f}")
+    xs = [float(r["rows"]) for _, _, r in rows]
+    print("log-log slope against rows: "
+          f"CLI wall {slope(xs, [r['wall'] for _, _, r in rows]):.2f}, "
+          f"CLI CPU {slope(xs, [r['cpu'] for _, _, r in rows]):.2f}, "
+          f"import {slope(xs, [r['seconds'] for _, _, r in rows]):.2f}, "
+          f"peak memory {slope(xs, [r['peak_mb'] for _, _, r in rows]):.2f}")
+
+
 def main() -> int:
+    if sys.argv[1:2] == ["--write-livemedbench"]:  # growth(): PATH CASES CRITERIA
+        path, n_cases, n_criteria = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+        Path(path).write_text(json.dumps(livemedbench_cases(random.Random(7), n_cases, n_criteria), ensure_ascii=False),
+                              encoding="utf-8")
+        return 0
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL", DEFAULT_URL))
     parser.add_argument("--keep", type=Path, help="Write the generated files here and keep them")
+    parser.add_argument("--before", type=Path, help=(
+        "Another checkout of medreview (same migrations): its CLI time for the LiveMedBench cases file and "
+        "its start-up printed beside this one's, runs alternated"))
+    parser.add_argument("--repeat", type=int, default=3, help="runs per checkout with --before (median)")
+    parser.add_argument("--scales", default="1,3,10", help="sizes of the growth run, times the LiveMedBench file")
+    parser.add_argument("--only", choices=["all", "compare", "growth", "files"], default="all")
     args = parser.parse_args()
 
     if not args.database_url.startswith("postgres"):
@@ -211,7 +311,13 @@ def main() -> int:
         print(f"generated {len(files)} files in {time.perf_counter() - started:.1f} s under {directory}")
         recreate_database(args.database_url)
         subprocess.run([sys.executable, str(ROOT / "manage.py"), "migrate", "-v0"], check=True, env=env, cwd=ROOT)
-        print(f"{'file':<34} {'MB':>6} {'records':>8} {'rows':>7} {'command s':>9} {'import s':>8} "
+        if args.before and args.only in ("all", "compare"):
+            compare(directory, env, args.before.resolve(), args.repeat)
+        if args.only in ("all", "growth"):
+            growth(directory, env, [float(x) for x in args.scales.split(",") if x.strip()])
+        if args.only not in ("all", "files"):
+            return 0
+        print(f"\n{'file':<34} {'MB':>6} {'records':>8} {'rows':>7} {'command s':>9} {'import s':>8} "
               f"{'rows/s':>8} {'peak MB':>8}  status")
         worst_seconds = worst_memory = 0.0
         for label, fmt, path, model in files:

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Review queue under load: gunicorn (4 workers) on PostgreSQL, simulated physicians via the API.
 
-    .venv/bin/python benchmarks/queue_load.py [--seconds 60] [--physicians 50] [--workers 4]
+    .venv/bin/python benchmarks/queue_load.py [--seconds 60] [--physicians 50,100,200] [--workers 4]
         [--threads 1] [--think 1.0] [--items 3000] [--database-url postgres://...] [--port 8791]
+        [--app-root DIR]
 
 Recreates its own database (default medreview_queue_bench), migrates it, seeds cases with rubric
 criteria, a running study (narrative-quality + criterion-validity, 2 raters per item, so 5 fields
@@ -11,13 +12,20 @@ next -> save draft -> submit through /api/review/ with token auth, optionally pa
 seconds (uniform 0.5x-1.5x) between calls like a person reading (and starting at a random moment
 within the first 2 x think seconds), for `--seconds`.
 
-Prints p50 / p95 / p99 latency of each call, throughput, and the two correctness counts, both
-of which must be 0:
+Each size of --physicians (a comma-separated list; 50, 100 and 200 by default) runs against the
+same server with a study of its own over the same cases. Prints per size p50 / p95 / p99 latency
+of each call, throughput, the server's CPU per request and its workers' peak memory, and at the
+end how each grows with the number of physicians: the log-log slope (0: flat, 1: proportional).
+--app-root serves another checkout of medreview (its manage.py, gunicorn from its directory) with
+this script, so a figure before a change is taken by the same benchmark.
+
+Per size, the two correctness counts, both of which must be 0:
 - double assignments: items with more slot-holding assignments than raters_per_item, or one
   rater handed the same item in two different assignments;
 - lost claims: a claim the server handed out that is not in the database as that rater's
   assignment on that item, or a claim whose submission the server then refused.
-Target on a 2-core machine: p95 under 100 ms for next and submit.
+Targets on a quiet 2-core machine (issue 26): server CPU at most 8 ms a request and next p95 under
+50 ms at 50 physicians; next p95 under 150 ms with 0 errors at 200.
 """
 
 from __future__ import annotations
@@ -39,6 +47,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+if "--app-root" in sys.argv:  # the checkout whose code the server and the seeding run
+    ROOT = Path(sys.argv[sys.argv.index("--app-root") + 1]).resolve()
 sys.path.insert(0, str(ROOT))
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/medreview_queue_bench"
 STUDY_NAME = "Queue load benchmark"
@@ -66,8 +76,8 @@ def _django(url: str) -> None:
     django.setup()
 
 
-def _seed(n_items: int, n_physicians: int) -> tuple[int, dict[str, str]]:
-    """Bulk-insert cases, users and tokens; create the study through the service. Returns (study, tokens)."""
+def _seed(n_items: int, n_physicians: int) -> tuple[Any, dict[str, str]]:
+    """Bulk-insert cases, users and tokens. Returns (admin, tokens by username)."""
     import hashlib
 
     from django.contrib.auth import get_user_model
@@ -75,8 +85,6 @@ def _seed(n_items: int, n_physicians: int) -> tuple[int, dict[str, str]]:
     from knox.models import AuthToken
 
     from accounts.models import Profile, Role
-    from annotation.models import StudyMember
-    from annotation.studies.services import ItemSelection, study_add_members, study_create, study_start
     from cases.models import Case, CaseRevision, Dataset, Release, RubricCriterion
 
     dataset = Dataset.objects.create(name="QueueBench")
@@ -110,16 +118,26 @@ def _seed(n_items: int, n_physicians: int) -> tuple[int, dict[str, str]]:
     )
     # (row, key) pairs: only hashes are stored, so the keys are kept from creation.
     tokens = {u.username: AuthToken.objects.create(user=u)[1] for u in physicians}
-    study = study_create(name=STUDY_NAME, created_by=admin, task_slugs=["narrative-quality", "criterion-validity"],
+    return admin, tokens
+
+
+def _study(admin: Any, usernames: list[str], name: str) -> int:
+    """A running study over every benchmark case with these physicians as raters (through the services)."""
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+
+    from annotation.models import StudyMember
+    from annotation.studies.services import ItemSelection, study_add_members, study_create, study_start
+
+    physicians = list(get_user_model().objects.filter(username__in=usernames))
+    study = study_create(name=name, created_by=admin, task_slugs=["narrative-quality", "criterion-validity"],
                          selection=ItemSelection(kind="case", dataset="QueueBench"), raters_per_item=2, seed=1)
     study_add_members(study=study, users=physicians, role=StudyMember.Role.RATER, actor=admin)
     study_start(study=study, actor=admin)
     # A live database has planner statistics (autovacuum); a freshly bulk-loaded one does not yet.
-    from django.db import connection
-
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
-    return study.pk, tokens
+    return study.pk
 
 
 class Physician(threading.Thread):
@@ -278,39 +296,121 @@ def _warm_up(port: int, token: str, workers: int) -> None:
         t.join()
 
 
+def _peak_rss_mb(pids: list[int]) -> float:
+    """The largest peak resident memory (VmHWM) of these processes, MB."""
+    peak = 0.0
+    for pid in pids:
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    peak = max(peak, int(line.split()[1]) / 1024)
+        except OSError:
+            continue
+    return peak
+
+
+def slope(xs: list[float], ys: list[float]) -> float:
+    """Least-squares slope of log(y) on log(x): how y grows with x (0 flat, 1 proportional, 2 quadratic)."""
+    import math
+
+    pairs = [(math.log(x), math.log(y)) for x, y in zip(xs, ys, strict=True) if x > 0 and y > 0]
+    if len(pairs) < 2:
+        return float("nan")
+    mx = sum(p[0] for p in pairs) / len(pairs)
+    my = sum(p[1] for p in pairs) / len(pairs)
+    den = sum((p[0] - mx) ** 2 for p in pairs)
+    return sum((p[0] - mx) * (p[1] - my) for p in pairs) / den if den else float("nan")
+
+
+def _run_size(n: int, admin: Any, tokens: dict[str, str], args: argparse.Namespace, server: subprocess.Popen) -> dict:
+    usernames = sorted(tokens)[:n]
+    study_id = _study(admin, usernames, f"{STUDY_NAME} ({n} physicians)")
+    print(f"\n== {n} physicians: gunicorn {args.workers} workers x {args.threads} thread(s), think {args.think}s, "
+          f"{args.seconds:.0f}s ...", flush=True)
+    workers = _workers(server.pid)
+    load_before = os.getloadavg()[0]
+    cpu_before = _cpu_seconds(workers)
+    client_before = time.process_time()
+    started = time.monotonic()
+    until = started + args.seconds
+    physicians = [
+        Physician(name, tokens[name], args.port, study_id, until, args.think, seed=i)
+        for i, name in enumerate(usernames)
+    ]
+    for p in physicians:
+        p.start()
+    for p in physicians:
+        p.join()
+    elapsed = time.monotonic() - started
+    server_cpu = _cpu_seconds(workers) - cpu_before
+    client_cpu = time.process_time() - client_before
+    load_after = os.getloadavg()[0]
+
+    print(f"{'call':<8}{'n':>7}{'p50 ms':>10}{'p95 ms':>10}{'p99 ms':>10}")
+    p95 = {}
+    for kind in ("next", "save", "submit"):
+        values = [v for p in physicians for v in p.latency[kind]]
+        p50, p95[kind], p99 = _percentiles(values)
+        print(f"{kind:<8}{len(values):>7}{p50:>10.1f}{p95[kind]:>10.1f}{p99:>10.1f}")
+    requests = sum(len(v) for p in physicians for v in p.latency.values())
+    submitted = sum(p.submitted for p in physicians)
+    cpu_per_request = server_cpu * 1000 / max(requests, 1)
+    memory = _peak_rss_mb(workers)
+    print(f"throughput: {requests / elapsed:.1f} requests/s, {submitted / elapsed:.1f} submissions/s "
+          f"({submitted} submissions in {elapsed:.1f} s)")
+    print(f"CPU per request: gunicorn workers {cpu_per_request:.1f} ms, "
+          f"simulated clients {client_cpu * 1000 / max(requests, 1):.1f} ms "
+          f"(load average {load_before:.1f} before, {load_after:.1f} after, on {os.cpu_count()} CPUs); "
+          f"workers' peak memory {memory:.0f} MB")
+    doubles, lost, notes = _check(study_id, physicians)
+    errors = [e for p in physicians for e in p.errors]
+    print(f"double assignments: {doubles}")
+    print(f"lost claims: {lost}")
+    print(f"client errors: {len(errors)}" + (f" (first: {errors[0]})" if errors else ""))
+    for note in notes:
+        print(note)
+    return {"physicians": n, "requests": requests, "elapsed": elapsed, "server_cpu": server_cpu,
+            "cpu_ms": cpu_per_request, "next_p95": p95["next"], "submit_p95": p95["submit"],
+            "memory_mb": memory, "doubles": doubles, "lost": lost, "errors": len(errors)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=60)
-    parser.add_argument("--physicians", type=int, default=50)
+    parser.add_argument("--physicians", default="50,100,200", help="comma-separated sizes, e.g. 50,100,200")
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--threads", type=int, default=1, help="gunicorn threads per worker (gthread if > 1)")
     parser.add_argument("--think", type=float, default=1.0, help="mean pause between calls, seconds (0: none)")
     parser.add_argument("--items", type=int, default=3000)
     parser.add_argument("--database-url", default=DEFAULT_URL)
     parser.add_argument("--port", type=int, default=8791)
+    parser.add_argument("--app-root", type=Path, default=ROOT, help="the medreview checkout to serve (default: this one)")
     args = parser.parse_args()
+    sizes = [int(n) for n in str(args.physicians).split(",") if n.strip()]
 
     import socket
 
     with socket.socket() as probe:
         if probe.connect_ex(("127.0.0.1", args.port)) == 0:
             raise SystemExit(f"port {args.port} is already in use; pass --port")
-    print(f"database {args.database_url}: recreating, migrating, seeding {args.items} items ...", flush=True)
+    print(f"serving {ROOT}; database {args.database_url}: recreating, migrating, seeding {args.items} items ...",
+          flush=True)
     _recreate_database(args.database_url)
     env = {**os.environ, "DATABASE_URL": args.database_url, "SECRET_KEY": "queue-benchmark-key",
            "DEBUG": "0", "ALLOWED_HOSTS": "127.0.0.1,localhost", "CONN_MAX_AGE": "600", "LOG_LEVEL": "WARNING",
            # plain HTTP on the loopback: no HTTPS redirect, no Secure-only cookies
            "SECURE_COOKIES": "0"}
-    python = str(ROOT / ".venv" / "bin" / "python")
+    python = str(Path(__file__).resolve().parent.parent / ".venv" / "bin" / "python")
     subprocess.run([python, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
     _django(args.database_url)
-    study_id, tokens = _seed(args.items, args.physicians)
+    admin, tokens = _seed(args.items, max(sizes))
 
-    gunicorn = [str(ROOT / ".venv" / "bin" / "gunicorn"), "medreview.wsgi:application", "-w", str(args.workers),
+    gunicorn = [str(Path(python).parent / "gunicorn"), "medreview.wsgi:application", "-w", str(args.workers),
                 "-b", f"127.0.0.1:{args.port}", "--log-level", "warning", "--timeout", "120"]
     if args.threads > 1:
         gunicorn += ["--threads", str(args.threads), "-k", "gthread"]
     server = subprocess.Popen(gunicorn, cwd=ROOT, env=env)
+    results = []
     try:
         for _ in range(100):
             try:
@@ -322,50 +422,25 @@ def main() -> None:
         else:
             raise SystemExit("gunicorn did not come up")
         _warm_up(args.port, next(iter(tokens.values())), args.workers)
-        print(f"gunicorn: {args.workers} workers x {args.threads} thread(s); {args.physicians} physicians, "
-              f"think {args.think}s, {args.seconds:.0f}s ...", flush=True)
-        workers = _workers(server.pid)
-        load_before = os.getloadavg()[0]
-        cpu_before = _cpu_seconds(workers)
-        client_before = time.process_time()
-        started = time.monotonic()
-        until = started + args.seconds
-        physicians = [
-            Physician(name, token, args.port, study_id, until, args.think, seed=i)
-            for i, (name, token) in enumerate(sorted(tokens.items()))
-        ]
-        for p in physicians:
-            p.start()
-        for p in physicians:
-            p.join()
-        elapsed = time.monotonic() - started
-        server_cpu = _cpu_seconds(workers) - cpu_before
-        client_cpu = time.process_time() - client_before
-        load_after = os.getloadavg()[0]
+        for n in sizes:
+            results.append(_run_size(n, admin, tokens, args, server))
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=30)
 
-    print(f"\n{'call':<8}{'n':>7}{'p50 ms':>10}{'p95 ms':>10}{'p99 ms':>10}")
-    for kind in ("next", "save", "submit"):
-        values = [v for p in physicians for v in p.latency[kind]]
-        p50, p95, p99 = _percentiles(values)
-        print(f"{kind:<8}{len(values):>7}{p50:>10.1f}{p95:>10.1f}{p99:>10.1f}")
-    requests = sum(len(v) for p in physicians for v in p.latency.values())
-    submitted = sum(p.submitted for p in physicians)
-    print(f"\nthroughput: {requests / elapsed:.1f} requests/s, {submitted / elapsed:.1f} submissions/s "
-          f"({submitted} submissions in {elapsed:.1f} s)")
-    print(f"CPU per request: gunicorn workers {server_cpu * 1000 / max(requests, 1):.1f} ms, "
-          f"simulated clients {client_cpu * 1000 / max(requests, 1):.1f} ms "
-          f"(load average {load_before:.1f} before, {load_after:.1f} after, on {os.cpu_count()} CPUs)")
-    doubles, lost, notes = _check(study_id, physicians)
-    errors = [e for p in physicians for e in p.errors]
-    print(f"double assignments: {doubles}")
-    print(f"lost claims: {lost}")
-    print(f"client errors: {len(errors)}" + (f" (first: {errors[0]})" if errors else ""))
-    for note in notes:
-        print(note)
-    if doubles or lost:
+    print(f"\n{'physicians':>10}{'CPU ms/req':>12}{'next p95':>10}{'submit p95':>12}{'req/s':>8}{'peak MB':>9}"
+          f"{'errors':>8}{'doubles':>9}{'lost':>6}")
+    for r in results:
+        print(f"{r['physicians']:>10}{r['cpu_ms']:>12.1f}{r['next_p95']:>10.1f}{r['submit_p95']:>12.1f}"
+              f"{r['requests'] / r['elapsed']:>8.1f}{r['memory_mb']:>9.0f}{r['errors']:>8}{r['doubles']:>9}{r['lost']:>6}")
+    if len(results) > 1:
+        xs = [float(r["physicians"]) for r in results]
+        print("log-log slope against physicians: "
+              f"server CPU {slope(xs, [r['server_cpu'] for r in results]):.2f}, "
+              f"CPU per request {slope(xs, [r['cpu_ms'] for r in results]):.2f}, "
+              f"next p95 {slope(xs, [r['next_p95'] for r in results]):.2f}, "
+              f"peak memory {slope(xs, [r['memory_mb'] for r in results]):.2f}")
+    if any(r["doubles"] or r["lost"] for r in results):
         raise SystemExit(1)
 
 

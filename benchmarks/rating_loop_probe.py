@@ -69,6 +69,8 @@ def install() -> None:
 
     # Each function is replaced where its caller looks it up (the module that imported it by name).
     events.seal_audit_chain = _timed("audit", events.seal_audit_chain)
+    if hasattr(events, "seal_audit_chain_nowait"):  # issue 27: what a writer's on-commit step calls
+        events.seal_audit_chain_nowait = _timed("audit", events.seal_audit_chain_nowait)
     views.save_then_submit = _timed("submit", views.save_then_submit)
     views.assignment_claim_next = _timed("claim", views.assignment_claim_next)
     views.rating_context = _timed("context", views.rating_context)

@@ -3,9 +3,12 @@
 import time
 from collections.abc import Callable
 
+from csp.constants import HEADER, HEADER_REPORT_ONLY
+from csp.middleware import CheckableLazyObject, CSPMiddleware
+from csp.utils import build_policy
 from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
 
 # Paths anyone may reach: the sign-in page itself, static files and the health check.
 # /i18n/: the language switcher and the JavaScript catalogue, also on the sign-in page.
@@ -64,3 +67,39 @@ def session_refreshed_at_login(sender: object, request: HttpRequest, **kwargs: o
     session = getattr(request, "session", None)
     if session is not None:
         session["_idle_refreshed"] = int(time.time())
+
+
+class PrebuiltCSPMiddleware(CSPMiddleware):
+    """django-csp's middleware with the site's policy built once per process instead of per response.
+
+    Only a response that asks for something of its own (a view's `csp_update` / `csp_replace` /
+    `csp_exempt`, a nonce used while rendering) is built per response, exactly as django-csp does.
+    """
+
+    _prebuilt: tuple[str, str] | None = None
+
+    def process_response(self, request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
+        own = any(hasattr(response, name) for name in _CSP_RESPONSE_ATTRIBUTES)
+        if own or getattr(request, "_csp_nonce", None) is not None or (response.status_code in (404, 500) and settings.DEBUG):
+            return super().process_response(request, response)
+        if self._prebuilt is None:
+            type(self)._prebuilt = (build_policy(), build_policy(report_only=True))
+        csp, csp_ro = self._prebuilt
+        if csp and HEADER not in response and not _excluded(request, "CONTENT_SECURITY_POLICY"):
+            response[HEADER] = csp
+        if csp_ro and HEADER_REPORT_ONLY not in response and not _excluded(request, "CONTENT_SECURITY_POLICY_REPORT_ONLY"):
+            response[HEADER_REPORT_ONLY] = csp_ro
+        # As django-csp: a nonce asked for after the header is written is an error, not a silent miss.
+        request.csp_nonce = CheckableLazyObject(self._csp_nonce_post_response)  # type: ignore[attr-defined]
+        return response
+
+
+_CSP_RESPONSE_ATTRIBUTES = (
+    "_csp_exempt", "_csp_exempt_ro", "_csp_config", "_csp_update", "_csp_replace",
+    "_csp_config_ro", "_csp_update_ro", "_csp_replace_ro",
+)
+
+
+def _excluded(request: HttpRequest, setting: str) -> bool:
+    prefixes = (getattr(settings, setting, None) or {}).get("EXCLUDE_URL_PREFIXES", None) or ()
+    return bool(prefixes) and request.path_info.startswith(tuple(prefixes))

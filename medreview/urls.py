@@ -10,6 +10,9 @@ from accounts.views import home
 from liveclin import urls as liveclin_urls
 from medreview import views
 
+# django.contrib.admin.apps.SimpleAdminConfig (settings): every app's admin module, registered here.
+admin.autodiscover()
+
 urlpatterns = [
     path("", home, name="home"),
     path("healthz", views.healthz, name="healthz"),

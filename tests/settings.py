@@ -15,6 +15,9 @@ os.environ.setdefault("GRADER_ALLOWED_HOSTS", "127.0.0.1,localhost,vllm.local:80
 # Throttles are tested with their own low rates (tests/test_security.py); suites make many requests.
 os.environ.setdefault("API_THROTTLE_USER", "100000/minute")
 os.environ.setdefault("API_THROTTLE_ANON", "100000/minute")
+# The verified-token cache is tested with its own window (tests/test_hot_path.py); elsewhere a token
+# changed behind the ORM's back (an expiry rewritten by .update()) must take effect at once.
+os.environ.setdefault("API_TOKEN_CACHE_SECONDS", "0")
 
 from medreview.settings import *  # noqa: E402,F403
 from medreview.settings import STORAGES  # noqa: E402

@@ -171,8 +171,16 @@ def _prepare_for_chain(events: list["ReviewEvent"]) -> None:
 
     need_study = {e.item_id for e in events if e.study_id is None and e.item_id is not None}
     study_of = dict(Item.objects.filter(pk__in=need_study).values_list("pk", "study_id")) if need_study else {}
-    actors = {e.actor_id for e in events if e.actor_id is not None}
-    pseudonyms = dict(Profile.objects.filter(user_id__in=actors).values_list("user_id", "pseudonym")) if actors else {}
+    pseudonyms: dict[int, str] = {}
+    for event in events:
+        # The actor as the request loaded it, with its profile (token authentication joins it): no query.
+        actor = event._state.fields_cache.get("actor") if event.actor_id is not None else None
+        profile = actor._state.fields_cache.get("profile") if actor is not None else None
+        if profile is not None and profile.pseudonym:
+            pseudonyms[event.actor_id] = profile.pseudonym
+    actors = {e.actor_id for e in events if e.actor_id is not None and e.actor_id not in pseudonyms}
+    if actors:
+        pseudonyms.update(Profile.objects.filter(user_id__in=actors).values_list("user_id", "pseudonym"))
     now = timezone.now()
     for event in events:
         if event.study_id is None:
@@ -188,7 +196,32 @@ def _prepare_for_chain(events: list["ReviewEvent"]) -> None:
 def _seal_on_commit(study_ids: set[int]) -> None:
     # After the writer's commit, in a transaction of its own: review writes never wait for the chain.
     for study_id in sorted(study_ids):
-        transaction.on_commit(lambda study_id=study_id: seal_audit_chain(study_id), robust=True)
+        transaction.on_commit(lambda study_id=study_id: seal_audit_chain_nowait(study_id), robust=True)
+
+
+# Rounds a non-waiting sealer goes on sealing what others committed meanwhile (see below).
+_NOWAIT_ROUNDS = 8
+
+
+def seal_audit_chain_nowait(study_id: int) -> int:
+    """Seal the study's pending events unless another sealer holds the chain head; returns how many.
+
+    A writer's on-commit step: under load every rater of a study committing at once would otherwise
+    queue on the one head row. A writer that finds the head locked leaves its event to the holder,
+    which, after its own commit, looks for events committed meanwhile and seals them too: the
+    writer committed before it tried the lock, and the holder looks again after releasing it, so
+    every committed event is sealed by someone without anyone waiting.
+    """
+    sealed = 0
+    for _ in range(_NOWAIT_ROUNDS):
+        done = _seal(study_id, wait=False)
+        if done is None:  # another sealer holds the head: it will see our committed events
+            return sealed
+        sealed += done
+        # Nothing sealed this round: what is left pending was refused (logged), not raced.
+        if not done or not ReviewEvent.objects.filter(study_id=study_id, seq__isnull=True).exists():
+            return sealed
+    return sealed + seal_audit_chain(study_id)
 
 
 def _check_head(study_id: int, head: AuditChainHead) -> None:
@@ -218,13 +251,25 @@ def seal_audit_chain(study_id: int) -> int:
     Refuses (AuditChainBroken) when the chain does not end at its head; leaves pending, and logs, an
     event written long before the last seal (`AUDIT_SEAL_GRACE_SECONDS`); `verify_audit_trail --db`
     reports both."""
+    return _seal(study_id, wait=True) or 0
+
+
+def _seal(study_id: int, *, wait: bool) -> int | None:
+    """Seal the pending events under the chain head's lock; None when `wait` is off and it is held."""
     keys = audit_chain_keys()
     key_id = next(iter(keys), "")
     grace = timedelta(seconds=settings.AUDIT_SEAL_GRACE_SECONDS)
     # Why atomic: locks the study's chain head so two sealers never give out the same numbers; the
     # pending rows are only ever written here, under that lock.
     with transaction.atomic():
-        head, _ = AuditChainHead.objects.select_for_update().get_or_create(study_id=study_id)
+        if wait:
+            head, _ = AuditChainHead.objects.select_for_update().get_or_create(study_id=study_id)
+        else:
+            head = AuditChainHead.objects.select_for_update(skip_locked=True).filter(study_id=study_id).first()
+            if head is None:
+                if AuditChainHead.objects.filter(study_id=study_id).exists():
+                    return None
+                head, _ = AuditChainHead.objects.select_for_update().get_or_create(study_id=study_id)
         _check_head(study_id, head)
         pending = list(ReviewEvent.objects.filter(study_id=study_id, seq__isnull=True).order_by("pk"))
         refused = [e for e in pending if _refused(e, head, grace)]

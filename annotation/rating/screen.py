@@ -19,7 +19,7 @@ from annotation.labels import own_latest_labels
 from annotation.models import Assignment, Item, ReviewEvent, Study, StudyMember, TaskType
 from annotation.protocols import protocol_for, shown_fields
 from annotation.rating.forms import SkipForm
-from annotation.rating.selectors import RaterQueue, item_content_context, rater_queue
+from annotation.rating.selectors import RaterQueue, item_content_context, rater_queue_on_screen
 from annotation.rating.services.editing import (
     edit_blocker,
     last_editable_submission,
@@ -136,7 +136,7 @@ def rating_context(
         phase = protocol_for(item).marked_phase(all_fields, _return_fields(assignment))
         strict = False
     phase, fields = shown_fields(item, all_fields, {**(assignment.draft or {}), **values}, phase, strict=strict)
-    queue = rater_queue(rater=request.user, study=study)
+    queue = rater_queue_on_screen(rater=request.user, study=study)
     return_comment = ""
     if assignment.state == Assignment.State.RETURNED:
         last_return = assignment.returns.order_by("-created_at").first()
@@ -163,7 +163,7 @@ def rating_context(
 
 def _study_progress_for_rater(queue: RaterQueue, study: Study) -> dict[str, int]:
     """n of m: items this rater has submitted in the study, of the study's items."""
-    return {"done": len(queue.done), "total": study.items.count()}
+    return {"done": queue.counts["done"], "total": study.items.count()}
 
 
 def rater_studies(user: Any) -> QuerySet[Study]:
@@ -257,22 +257,29 @@ def _return_fields(assignment: Assignment) -> list[str]:
 def save_then_submit(
     request: HttpRequest, assignment: Assignment, labels: dict[str, dict[str, str]], seconds: int,
 ) -> None:
-    """Submit as the rater pressed it: the labels are saved as the draft first (in their own
-    transaction), so a submit that fails validation loses nothing; a submitted item still open to
-    changes is edited instead (`rating_edit`)."""
+    """Submit as the rater pressed it; a submit that fails validation loses nothing: its labels are
+    then saved as the draft (in their own transaction) before the error is raised. A submitted item
+    is edited instead (`rating_edit`), which is refused (409, with the reason) once the item has left
+    "open" (issue 21).
+
+    The submit is tried first: when it succeeds the draft would be emptied in the same breath, so
+    saving it beforehand cost a transaction, a commit and a chain seal on every submit (issue 27).
+    """
     if assignment.state == Assignment.State.SUBMITTED:
-        # An edit; refused (409, with the reason) once the item has left "open" (issue 21).
         rating_edit(assignment=assignment, rater=request.user, labels=labels, seconds_spent=seconds)
         return
-    if assignment.state in (*Assignment.LEASED_STATES, Assignment.State.RETURNED, Assignment.State.EXPIRED):
-        # An off-scale label or a state that forbids writing: the submit below says which.
-        with contextlib.suppress(ValidationError):
-            assignment_save_draft(
-                assignment=assignment, rater=request.user,
-                draft={fid: entry for fid, entry in labels.items() if entry["label"] or entry["comment"]},
-                seconds_spent=seconds,
-            )
-    rating_submit(assignment=assignment, rater=request.user, labels=labels, seconds_spent=seconds)
+    try:
+        rating_submit(assignment=assignment, rater=request.user, labels=labels, seconds_spent=seconds)
+    except ValidationError:
+        if assignment.state in (*Assignment.LEASED_STATES, Assignment.State.RETURNED, Assignment.State.EXPIRED):
+            # An off-scale label or a state that forbids writing: the submit's error says which.
+            with contextlib.suppress(ValidationError):
+                assignment_save_draft(
+                    assignment=assignment, rater=request.user,
+                    draft={fid: entry for fid, entry in labels.items() if entry["label"] or entry["comment"]},
+                    seconds_spent=seconds,
+                )
+        raise
 
 
 def back_to_queue(request: HttpRequest) -> bool:

@@ -163,6 +163,41 @@ def rater_queue(*, rater: AbstractBaseUser, study: Study | None = None, now: dat
     )
 
 
+def rater_queue_on_screen(*, rater: AbstractBaseUser, study: Study, done_shown: int = 15,
+                          now: datetime | None = None) -> RaterQueue:
+    """The rater's queue beside the rating screen, at a cost that does not grow with their history
+    in the study (4 queries): their unfinished assignments, the `done_shown` latest submitted ones
+    and the number of each state. `done` holds those latest rows; `counts["done"]` is the whole
+    number; `available` is not counted (the screen does not show it)."""
+    now = now or timezone.now()
+    mine = Assignment.objects.filter(rater=rater, item__study=study)
+    related = ("item", "item__study", "item__revision", "item__revision__case")
+    unfinished = list(
+        mine.filter(state__in=(*Assignment.LEASED_STATES, Assignment.State.RETURNED))
+        .select_related(*related).order_by("-draft_saved_at", "-claimed_at", "-pk")
+    )
+    in_progress = [a for a in unfinished if a.state in Assignment.LEASED_STATES and a.lease_expires_at and a.lease_expires_at > now]
+    returned = [a for a in unfinished if a.state == Assignment.State.RETURNED]
+    done = list(
+        mine.filter(state__in=Assignment.FINISHED_STATES).select_related(*related)
+        .order_by(Coalesce("submitted_at", "claimed_at").desc(), "-pk")[:done_shown]
+    )
+    counts = dict(mine.order_by().values_list("state").annotate(n=Count("pk")))
+    return RaterQueue(
+        in_progress=in_progress,
+        returned=returned,
+        done=done,
+        counts={
+            "in_progress": len(in_progress),
+            "returned": len(returned),
+            "done": sum(counts.get(state, 0) for state in Assignment.FINISHED_STATES),
+            "skipped": counts.get(Assignment.State.SKIPPED, 0),
+        },
+        studies=[study],
+        available=0,
+    )
+
+
 def item_content_context(item: Item, assignment: Assignment | None, fields: list[Field]) -> dict[str, Any]:
     """What the rater reads above the form (`item_content_for_rater`), as template variables."""
     content = item_content_for_rater(item, fields, pair_order=assignment.pair_order if assignment else "ab")

@@ -492,16 +492,12 @@ def _insert_name_links(written: list[tuple[ParsedCase, CaseRevision]]) -> None:
 
 
 def _insert_criteria(written: list[tuple[ParsedCase, CaseRevision]]) -> int:
-    criteria = [
-        RubricCriterion(
-            revision_id=rev.pk, order=order, text=crit.text, points=crit.points, axis=crit.axis,
-            tags=list(crit.tags),
-        )
+    return bulk.insert_values(RubricCriterion, [
+        {"revision_id": rev.pk, "order": order, "text": crit.text, "points": crit.points, "axis": crit.axis,
+         "tags": list(crit.tags)}
         for c, rev in written
         for order, crit in enumerate(c.criteria, start=1)
-    ]
-    bulk.insert(criteria)
-    return len(criteria)
+    ])
 
 
 def _insert_question_sets(written: list[tuple[ParsedCase, CaseRevision]]) -> None:

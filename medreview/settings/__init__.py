@@ -38,7 +38,9 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", default=[])
 CSRF_FAILURE_VIEW = "medreview.views.csrf_failure"  # the 403 page with a reason and a way back
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    # The admin without autodiscovery at start-up: medreview/urls.py discovers the admin modules when
+    # the URLs load, so a command that serves no page (import_cases) does not import them.
+    "django.contrib.admin.apps.SimpleAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -67,7 +69,7 @@ if env_bool("MEDREVIEW_DEV_TOOLS", default=False):
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "csp.middleware.CSPMiddleware",
+    "medreview.middleware.PrebuiltCSPMiddleware",  # django-csp's, the policy built once
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # Language: the cookie, then the browser's Accept-Language; a signed-in user's profile wins
@@ -340,6 +342,9 @@ API_THROTTLE_RATES = {
 }
 # API tokens (django-rest-knox): only a hash is stored, each expires, the key is shown once.
 API_TOKEN_DAYS = env_int("API_TOKEN_DAYS", default=90)
+# A verified token is remembered this many seconds in each server process (no query per API call);
+# a revoked token or a deactivated user stops working within it (medreview/authentication.py). 0: off.
+API_TOKEN_CACHE_SECONDS = env_int("API_TOKEN_CACHE_SECONDS", default=5)
 REST_KNOX = {
     "TOKEN_TTL": timedelta(days=API_TOKEN_DAYS),
     "AUTH_HEADER_PREFIX": "Token",  # the header clients already send

@@ -1,0 +1,93 @@
+"""What a physician's every step costs the database (issue 26): claim, draft, submit through the API
+with a token, and submit-and-next on the page, each a fixed number of queries however far the rater
+is into the study."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from accounts.tokens import token_create
+from annotation.models import Assignment
+from medreview.authentication import forget_all_tokens
+from tests.annotation.builders import (
+    api_url,
+    claim_and_submit,
+    form_data,
+    labels_for,
+    make_running_study,
+)
+from tests.conftest import login
+
+pytestmark = pytest.mark.django_db
+
+# With the verified token cached (the second request of a token onwards).
+CLAIM_QUERIES = 16
+DRAFT_QUERIES = 10
+SUBMIT_QUERIES = 13
+# The page: session, user and profile; the submit; the claim of the next item; its page (was 47
+# before issue 27: the labels were saved as a draft in a transaction of their own first).
+SUBMIT_AND_NEXT_QUERIES = 41
+
+
+@pytest.fixture
+def token_cache(settings):
+    settings.API_TOKEN_CACHE_SECONDS = 5
+    forget_all_tokens()
+    yield
+    forget_all_tokens()
+
+
+def _step_queries(api: APIClient, study) -> tuple[int, int, int]:
+    """(claim, draft, submit) queries of one item through the API."""
+    with CaptureQueriesContext(connection) as claim:
+        body = api.post(api_url("claim_next", study_pk=study.pk)).json()
+    labels = {f["id"]: {"label": f["categories"][0]["value"], "comment": ""} for f in body["fields"]}
+    assignment = body["assignment"]["id"]
+    with CaptureQueriesContext(connection) as draft:
+        response = api.put(api_url("draft", pk=assignment), {"draft": dict(list(labels.items())[:2]),
+                                                           "seconds_spent": 5}, format="json")
+        assert response.status_code == 200, response.content
+    with CaptureQueriesContext(connection) as submit:
+        response = api.post(api_url("submit", pk=assignment), {"labels": labels, "seconds_spent": 9}, format="json")
+        assert response.status_code == 200, response.content
+    return len(claim.captured_queries), len(draft.captured_queries), len(submit.captured_queries)
+
+
+def test_it_claims_drafts_and_submits_in_a_fixed_number_of_queries(token_cache, admin, physician_a, physician_b):
+    study = make_running_study(admin, [physician_a, physician_b], cases=12)
+    _, key = token_create(user=physician_a)
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    api.get(api_url("queue"))  # the token verified once
+    first = _step_queries(api, study)
+    for _ in range(6):
+        claim_and_submit(study, physician_a)
+    later = _step_queries(api, study)
+    assert first == later == (CLAIM_QUERIES, DRAFT_QUERIES, SUBMIT_QUERIES)
+
+
+def test_it_submits_and_shows_the_next_item_in_a_fixed_number_of_queries(client, admin, physician_a, physician_b):
+    study = make_running_study(admin, [physician_a, physician_b], cases=12)
+    login(client, physician_a)
+
+    def submit_and_next() -> int:
+        from annotation.rating.services.queue import assignment_claim_next
+
+        assignment = assignment_claim_next(study=study, rater=physician_a)
+        data = form_data(labels_for(assignment))
+        with CaptureQueriesContext(connection) as ctx:
+            response = client.post(reverse("annotation:submit_and_next", args=[assignment.pk]), data,
+                                   HTTP_HX_REQUEST="true")
+        assert response.status_code == 200, response.content[:300]
+        assert Assignment.objects.get(pk=assignment.pk).state == Assignment.State.SUBMITTED
+        return len(ctx.captured_queries)
+
+    first = submit_and_next()
+    for _ in range(6):
+        claim_and_submit(study, physician_a)
+    later = submit_and_next()
+    assert first == later == SUBMIT_AND_NEXT_QUERIES
