@@ -16,6 +16,7 @@ from annotation import access
 from annotation.models import Curation, Study
 from annotation.outcomes.curation.forms import CurationForm
 from annotation.outcomes.curation.service import curation_create, curation_files
+from annotation.outcomes.curation.words import shown_notes, shown_reasons
 from annotation.outcomes.responses import check_label_format, events_response, history_url, labels_response
 from annotation.outcomes.services import study_record_export, study_set_hourly_rate
 from cases.access import access_release_for_browsing
@@ -83,7 +84,7 @@ def curation_detail(request: HttpRequest, pk: int) -> HttpResponse:
     manifest = curation.manifest
     return render(request, "outcomes/curation_detail.html", {
         "curation": curation, "manifest": manifest, "files": sorted(curation.files.items()),
-        "on_disk": curation_files(curation), "items": manifest.get("items", []),
+        "on_disk": curation_files(curation), "items": shown_notes(manifest), "reasons": shown_reasons(manifest),
         "studies": curation.studies.order_by("pk"),
     })
 
