@@ -93,5 +93,5 @@ def curation_file(request: HttpRequest, pk: int, name: str) -> FileResponse:
     curation: Curation = access.access_curation_for_management(request.user, pk)
     path = curation_files(curation).get(name)
     if path is None:
-        raise Http404("No such file in this curation.")
+        raise Http404(_("No such file in this curation."))
     return FileResponse(path.open("rb"), as_attachment=True, filename=name)
