@@ -10,8 +10,8 @@ LiveClin question set with the Judge's verdicts and both phases), item histories
 every study page (as an admin and as a researcher) and its calibration page, curations, and
 LiveClin's quality-check pages. `_review_state` adds the work the demo leaves out.
 
-The rating screens (templates/rating/) are checked by their own tests: on an inspection page the
-item's content (the rating screen's partial, `details.item-details`) is left out here.
+The rating screens (templates/rating/, translated by their own workflow) are not in the list yet: on
+an inspection page the item's content (their partial, `details.item-details`) is left out here.
 """
 
 from __future__ import annotations
