@@ -233,3 +233,21 @@ def test_the_checker_finds_untagged_english_and_accepts_tagged_names() -> None:
     assert interface_leaks(page, "zh-hans") == ["text: Running  ← 状态 Running", "alt: Forest plot  ← Forest plot"]
     assert interface_leaks('<html lang="en"><p>Status 已完成</p><p lang="zh">病例</p></html>', "en") == [
         "text: Status 已完成"]
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_it_shows_the_summary_to_confirm_in_one_language(language: str) -> None:
+    """The inspection's confirmation page (a POST answers it): the final labels to store and a return."""
+    call_command("load_demo", stdout=io.StringIO())
+    item = Item.objects.filter(study__name="Demo: LiveMedBench human validation",
+                               status=Item.Status.INSPECTION).order_by("pk").first()
+    client = Client(headers={"accept-language": language})
+    client.force_login(get_user_model().objects.get(username="inspector1"))
+    finals = {f"final:{f.id}": f.values[0] for f in item_fields(item)}
+    assignment = Assignment.objects.filter(item=item, state__in=Assignment.RATED_STATES).order_by("pk").first()
+    for data in ({"action": "adjudicate", "reason": "Guideline 4.2.", **finals},
+                 {"action": "return", "assignment": assignment.pk, "comment": "请再看一下评分标准。",
+                  "fields": [item_fields(item)[0].id]}):
+        response = client.post(f"/review/inspection/items/{item.pk}/", data)
+        assert response.status_code == 200 and "inspection/confirm.html" in [t.name for t in response.templates]
+        assert interface_leaks(response.content.decode(), language) == [], data["action"]
