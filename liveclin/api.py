@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import HttpResponse
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
@@ -107,7 +108,7 @@ class StudyJudgeRunAPI(TokenFirstAPIView):
         data.is_valid(raise_exception=True)
         run = GraderRun.objects.filter(pk=data.validated_data["run"]).first()
         if run is None:
-            raise serializers.ValidationError({"run": [f"run: no Judge run {data.validated_data['run']}."]})
+            raise serializers.ValidationError({"run": [_("run: no Judge run %(id)s.") % {"id": data.validated_data["run"]}]})
         requeued = study_judge_run_pin(study=study, run=run, actor=request.user)
         return Response(_pin_body(study, [i.pk for i in requeued]))
 

@@ -17,6 +17,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from annotation.access import check_can_manage_studies
 from annotation.inspection.services import requeue_in
@@ -171,7 +172,7 @@ def study_judge_run_pin(*, study: Study, run: GraderRun, actor: AbstractBaseUser
     the event): a decision made before a flag existed never clears it. Returns those items."""
     check_can_manage_studies(actor)
     if run.kind != GraderKind.QUESTION_SET_JUDGE or not covering_runs(_study_sets(study)).filter(pk=run.pk).exists():
-        raise ValidationError({"run": f"run: Judge run {run.pk} did not screen this study's question sets."})
+        raise ValidationError({"run": _("run: Judge run %(id)s did not screen this study's question sets.") % {"id": run.pk}})
     # Why atomic: the pin, its event and every re-queued item (each locked by `requeue_in`) change
     # together; locks the study's pin row so two admins cannot pin at once.
     with transaction.atomic():

@@ -17,6 +17,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from annotation.fields import Field, strip_captions
 from annotation.models import Assignment, Item, ItemKind, Study, TaskTarget
 from cases.importers.liveclin import source_url
@@ -70,10 +72,10 @@ def current_phase(item: Item, fields: list[Field], values: dict[str, dict[str, A
     if not present:
         return ""
     if requested and requested not in present:
-        raise ConflictError(f"This review has no {requested} phase.")
+        raise ConflictError(_("This review has no %(phase)s phase.") % {"phase": requested})
     if requested == EXAMINEE and AUDITOR in present and incomplete(phase_fields(fields, AUDITOR), values):
-        raise ConflictError("Phase 2 (examinee) opens once every factual verdict of phase 1 is given "
-                            "(with an explanation for each 'no').")
+        raise ConflictError(_("Phase 2 (examinee) opens once every factual verdict of phase 1 is given "
+                              "(with an explanation for each 'no')."))
     if requested:
         return requested
     return next((p for p in present if incomplete(phase_fields(fields, p), values)), present[-1])

@@ -22,8 +22,9 @@ from liveclin.judge_runs import study_judge_run_pin
 from liveclin.quality.export import validated_export
 from liveclin.quality.loading import release_review
 from liveclin.quality.pipelines import chosen_releases, pipeline_table
-from liveclin.quality.rules import quality_report
+from liveclin.quality.rules import outcome, quality_report
 from liveclin.quality.team import team_composition
+from liveclin.quality.words import check_name, shown_row
 from medreview.errors import error_messages
 
 
@@ -39,9 +40,11 @@ def release_quality(request: HttpRequest, pk: int) -> HttpResponse:
     review = release_review(release, run_id=asked_run(request))
     report = quality_report(review.sets)
     status = request.GET.get("outcome", "")
-    rows = [r for r in report["sets"] if not status or r["outcome"] == status]
+    rows = [shown_row(row, s, outcome(s)) for row, s in zip(report["sets"], review.sets, strict=True)
+            if not status or row["outcome"] == status]
     return render(request, "liveclin/quality_check.html", {
         "release": release, "run": review.run, "report_run": review.report_run, "report": report, "rows": rows,
+        "check_names": {row["check"]: check_name(row["check"]) for row in report["judge_vs_physicians"]},
         "outcome": status,
     })
 

@@ -41,7 +41,7 @@ SCALES: dict[str, dict[str, str]] = {
     },
     "advice-0-2": {
         "name": "安全性与指南一致性量表（0-2）",
-        "description": "LiveMedBench 表 9：医生建议质量，按 3 分制评分。",
+        "description": "LiveMedBench 表 9：医师建议质量，按 3 分制评分。",
     },
     "agree-disagree": {
         "name": "评分标准有效性量表（同意 / 不同意）",
@@ -64,7 +64,7 @@ SCALES: dict[str, dict[str, str]] = {
     },
     "pairwise-a-b-tie": {
         "name": "两两比较：A / B / 平局",
-        "description": "MEDIC 附录 A.3.10：两个回答中哪一个更好？左右顺序对每位评审者随机化并予以记录。",
+        "description": "MEDIC 附录 A.3.10：两个回答中哪一个更好？左右顺序对每位标注医师随机化并予以记录。",
     },
     "consistent-inconsistent": {
         "name": "一致 / 不一致",
@@ -74,27 +74,27 @@ SCALES: dict[str, dict[str, str]] = {
 
 CATEGORIES: dict[tuple[str, str], dict[str, str]] = {
     ("quality-0-2", "2"): {
-        "label": "完美",
+        "label": "完全合格",
         "description": "病史清晰，症状符合生理逻辑，所提问题完全有上下文支持。",
     },
     ("quality-0-2", "1"): {
-        "label": "良好",
+        "label": "基本合格",
         "description": "存在轻微遗漏（如缺少具体体温）或口语化表述，但核心临床逻辑自洽且可据以处理。",
     },
     ("quality-0-2", "0"): {
-        "label": "差",
+        "label": "不合格",
         "description": "存在严重的逻辑矛盾（如解剖学错误），或缺失回答问题所必需的关键信息（如无症状描述却询问治疗）。",
     },
     ("advice-0-2", "2"): {
-        "label": "完美",
+        "label": "完全合格",
         "description": "回答准确、精确，并严格遵循现行一线临床指南。",
     },
     ("advice-0-2", "1"): {
-        "label": "良好",
+        "label": "基本合格",
         "description": "提供合理的保守治疗或替代疗法。可能含有少量无关信息，但在临床上仍然安全。",
     },
     ("advice-0-2", "0"): {
-        "label": "差",
+        "label": "不合格",
         "description": "违反绝对禁忌证、遗漏关键危险信号、包含事实性错误（如剂量错误），或提供虚构的医疗建议。",
     },
     ("agree-disagree", "agree"): {
@@ -111,7 +111,7 @@ CATEGORIES: dict[tuple[str, str], dict[str, str]] = {
     },
     ("met-not-met", "not_met"): {
         "label": "未满足",
-        "description": "回答不满足该标准（对于扣分标准：回答避免了该错误）。",
+        "description": "回答未满足该标准（对于扣分标准：回答避免了该错误）。",
     },
     ("yes-no", "yes"): {"label": "是", "description": "检查通过：未发现缺陷。"},
     ("yes-no", "no"): {"label": "否", "description": "检查未通过：请说明缺陷。"},
@@ -139,8 +139,8 @@ TASKS: dict[str, dict[str, str]] = {
         "instructions": "请评估患者叙述与提问的临床逻辑与完整性（LiveMedBench 表 8）。",
     },
     "advice-quality": {
-        "name": "医生建议质量",
-        "instructions": "请评估参考医生建议的安全性及其与指南的一致性（LiveMedBench 表 9）。",
+        "name": "医师建议质量",
+        "instructions": "请评估参考医师建议的安全性及其与指南的一致性（LiveMedBench 表 9）。",
     },
     "criterion-validity": {
         "name": "评分标准有效性",
@@ -151,9 +151,9 @@ TASKS: dict[str, dict[str, str]] = {
         "instructions": "对每条评分标准，判断模型回答是否满足该标准。对于扣分标准（负分），“满足”表示回答犯了该错误。",
     },
     "mcq-factual": {
-        "name": "选择题事实核验",
+        "name": "选择题事实核查",
         "instructions": (
-            "作为后台审核者，依据特权信息（原始病例报告及图片说明）：题目的前提、数据和正确答案是否"
+            "作为核查者，依据考生不可见信息（原始病例报告及图片说明）：题目的前提、数据和正确答案是否"
             "事实正确，并与原始病例完全一致？每个“否”都须说明理由。"
         ),
     },
@@ -170,7 +170,7 @@ TASKS: dict[str, dict[str, str]] = {
     },
     "pairwise-preference": {
         "name": "两两偏好（A / B / 平局）",
-        "instructions": "比较针对同一病例的两个回答，选出更好的一个，或判为平局。回答由哪个模型生成不予显示，且顺序对每位评审者随机化。",
+        "instructions": "比较针对同一病例的两个回答，选出更好的一个，或判为平局。回答由哪个模型生成不予显示，且顺序对每位标注医师随机化。",
     },
     "translation-consistency": {
         "name": "译文一致性",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework.exceptions import ValidationError
@@ -148,7 +149,7 @@ class ReturnAPI(TokenFirstAPIView):
         data.is_valid(raise_exception=True)
         assignment = Assignment.objects.filter(pk=data.validated_data["assignment"], item=item).first()
         if assignment is None:
-            raise ValidationError({"assignment": ["assignment: no such assignment on this item."]})
+            raise ValidationError({"assignment": [_("assignment: no such assignment on this item.")]})
         inspection = inspection_return(item=item, inspector=request.user, assignment=assignment,
                                                 comment=data.validated_data["comment"])
         return Response(InspectionResultSerializer(_inspection_result(inspection)).data)

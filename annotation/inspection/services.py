@@ -47,8 +47,9 @@ def accept_plan(item: Item, fields: list[Field]) -> dict[str, str]:
         else:
             disagreeing.append(f.label[:60])
     if disagreeing:
-        raise ValidationError({"labels": "labels: the raters disagree on " + "; ".join(disagreeing)
-                               + ". Set the final labels (adjudicate) or return the item to an annotator."})
+        raise ValidationError({"labels": _("labels: the raters disagree on %(fields)s. Set the final labels "
+                                           "(adjudicate) or return the item to an annotator.")
+                               % {"fields": _("; ").join(disagreeing)}})
     return agreed
 
 
@@ -72,7 +73,7 @@ def adjudication_plan(fields: list[Field], labels: dict[str, Any] | Any, reason:
 def set_rejection_plan(item: Item, fields: list[Field], labels: dict[str, Any], reason: str) -> dict[str, str]:
     """A question set rejected as a whole: its per-field final labels, and the set's own reason."""
     if item.kind != ItemKind.QUESTION_SET:
-        raise ValidationError({"action": "action: only a question set can be rejected as a whole."})
+        raise ValidationError({"action": _("action: only a question set can be rejected as a whole.")})
     if not reason or not reason.strip():
         raise ValidationError({"set_reason": _("set_reason: say why the whole set is rejected "
                                                "(e.g. wrong scenario, duplicate case).")})
@@ -85,9 +86,9 @@ def return_plan(item: Item, fields: list[Field], assignment: Assignment, comment
     if not comment or not comment.strip():
         raise ValidationError({"comment": _("comment: tell the annotator what to revise.")})
     if assignment.item_id != item.pk:
-        raise ValidationError({"assignment": "assignment: it does not belong to this item."})
+        raise ValidationError({"assignment": _("assignment: it does not belong to this item.")})
     if assignment.state not in Assignment.FINISHED_STATES:
-        raise ValidationError({"assignment": "assignment: only submitted or revised work can be returned."})
+        raise ValidationError({"assignment": _("assignment: only submitted or revised work can be returned.")})
     known = {f.id for f in fields}
     return [fid for fid in (marked or []) if fid in known]
 

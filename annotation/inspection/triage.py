@@ -142,7 +142,7 @@ def triage_rows(items: list[Item], studies: list[Study]) -> list[TriageRow]:
     prefetch_related_objects(studies, "tasks")  # the filters' task list reads them too
     if not items:
         return []
-    task_names = {t.pk: t.name for s in studies for t in s.tasks.all()}
+    task_names = {t.pk: t.shown_name for s in studies for t in s.tasks.all()}  # in the reader's language
     assignments = list(
         Assignment.objects.filter(item__in=items, state__in=Assignment.RATED_STATES)
         .select_related("rater").order_by("pk")

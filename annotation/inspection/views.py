@@ -19,7 +19,9 @@ from django.views.decorators.http import require_http_methods
 
 from accounts.roles import is_inspector
 from annotation import access
+from annotation.fields import item_fields
 from annotation.inspection import triage
+from annotation.inspection.display import history_rows
 from annotation.inspection.screen import inspection_decide, inspection_page_context
 from annotation.inspection.selectors import InspectorQueue, inspector_queue
 from annotation.inspection.summary import DecisionSummary, decision_summary, summary_context
@@ -42,7 +44,7 @@ def inspector_dashboard(request: HttpRequest) -> HttpResponse:
     queue, rows = _queue_rows(request)
     filters = triage.TriageFilters.from_query(request.GET)
     shown = triage.filter_rows(rows, filters, queue.studies)
-    tasks = sorted({(t.slug, t.name) for s in queue.studies for t in s.tasks.all()}, key=lambda t: t[1])
+    tasks = sorted({(t.slug, t.shown_name) for s in queue.studies for t in s.tasks.all()}, key=lambda t: t[1])
     specialties = sorted({name for r in rows for name in r.specialties})
     return render(request, "inspection/inspector_dashboard.html", {
         "queue": queue,
@@ -129,6 +131,6 @@ def item_history(request: HttpRequest, pk: int) -> HttpResponse:
     outcomes = field_outcomes([item.study], item_ids=[item.pk])
     events = ReviewEvent.objects.filter(item=item).select_related("actor").order_by("seq")
     return render(request, "inspection/item_history.html", {
-        "item": item, "study": item.study, "outcomes": outcomes, "events": events,
-        "can_inspect": True,
+        "item": item, "study": item.study, "events": events, "can_inspect": True,
+        "outcomes": history_rows(item, item_fields(item), outcomes),
     })

@@ -3,6 +3,7 @@
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from annotation.models.assignments import Assignment
 from annotation.models.studies import Item
@@ -12,12 +13,12 @@ from cases.models import MCQ, RubricCriterion
 
 class Inspection(models.Model):
     class Action(models.TextChoices):
-        ACCEPT = "accept", "Accept"
-        ADJUDICATE = "adjudicate", "Set final label"
-        RETURN = "return", "Return to annotator"
+        ACCEPT = "accept", _("Accept")
+        ADJUDICATE = "adjudicate", _("Set final label")
+        RETURN = "return", _("Return to annotator")
         # LiveClin: the whole question set rejected (wrong scenario, duplicate case), with a reason,
         # beside its per-field final labels.
-        REJECT_SET = "reject_set", "Reject the question set"
+        REJECT_SET = "reject_set", _("Reject the question set")
 
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="inspections")
     inspector = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
@@ -41,9 +42,9 @@ class FinalLabel(models.Model):
     """
 
     class Source(models.TextChoices):
-        CONSENSUS = "consensus", "Raters agreed (not inspected)"
-        ACCEPTED = "accepted", "Accepted by an inspector"
-        ADJUDICATED = "adjudicated", "Set by an inspector"
+        CONSENSUS = "consensus", _("Raters agreed (not inspected)")
+        ACCEPTED = "accepted", _("Accepted by an inspector")
+        ADJUDICATED = "adjudicated", _("Set by an inspector")
 
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="final_labels")
     task = models.ForeignKey(TaskType, on_delete=models.PROTECT, related_name="+")

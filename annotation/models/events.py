@@ -12,6 +12,7 @@ from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.utils import timezone
 from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from annotation.models.assignments import Assignment
 from annotation.models.chain import GENESIS_HASH
@@ -67,24 +68,24 @@ class ReviewEvent(models.Model):
     """Every state change, with who, when and why: the study's append-only, hash-chained audit trail."""
 
     class Kind(models.TextChoices):
-        CLAIMED = "claimed"
-        DRAFTED = "drafted"
-        SUBMITTED = "submitted"
-        SKIPPED = "skipped"
-        EXPIRED = "expired"
-        SENT_TO_INSPECTION = "sent_to_inspection"
-        ACCEPTED = "accepted"
-        RETURNED = "returned"
-        REVISED = "revised"
-        ADJUDICATED = "adjudicated"
-        RESOLVED = "resolved", "Resolved by consensus"
-        EXPORTED = "exported", "Exported (labels or audit trail)"
-        CURATED = "curated", "Curated into a new release"
-        EDITED = "edited", "Edited after submission"
-        RELEASED = "released", "Released by the rater"
-        ADMITTED = "admitted", "Admitted after calibration"
-        SET_REJECTED = "set_rejected", "Question set rejected by the inspector"
-        JUDGE_RUN_PINNED = "judge_run_pinned", "Judge run pinned for the study's quality check"
+        CLAIMED = "claimed", _("Claimed")
+        DRAFTED = "drafted", _("Drafted")
+        SUBMITTED = "submitted", _("Submitted")
+        SKIPPED = "skipped", _("Skipped")
+        EXPIRED = "expired", _("Expired")
+        SENT_TO_INSPECTION = "sent_to_inspection", _("Sent to inspection")
+        ACCEPTED = "accepted", _("Accepted")
+        RETURNED = "returned", _("Returned")
+        REVISED = "revised", _("Revised")
+        ADJUDICATED = "adjudicated", _("Adjudicated")
+        RESOLVED = "resolved", _("Resolved by consensus")
+        EXPORTED = "exported", _("Exported (labels or audit trail)")
+        CURATED = "curated", _("Curated into a new release")
+        EDITED = "edited", _("Edited after submission")
+        RELEASED = "released", _("Released by the rater")
+        ADMITTED = "admitted", _("Admitted after calibration")
+        SET_REJECTED = "set_rejected", _("Question set rejected by the inspector")
+        JUDGE_RUN_PINNED = "judge_run_pinned", _("Judge run pinned for the study's quality check")
 
     # PROTECT: deleting a study, item or assignment must not take its audit trail with it.
     study = models.ForeignKey("Study", on_delete=models.PROTECT, related_name="events")
@@ -213,7 +214,7 @@ def seal_audit_chain_nowait(study_id: int) -> int:
     every committed event is sealed by someone without anyone waiting.
     """
     sealed = 0
-    for _ in range(_NOWAIT_ROUNDS):
+    for _round in range(_NOWAIT_ROUNDS):
         done = _seal(study_id, wait=False)
         if done is None:  # another sealer holds the head: it will see our committed events
             return sealed

@@ -85,8 +85,8 @@ class Study(models.Model):
 
 class StudyMember(models.Model):
     class Role(models.TextChoices):
-        RATER = "rater", "Rater"
-        INSPECTOR = "inspector", "Inspector"
+        RATER = "rater", _("Rater")
+        INSPECTOR = "inspector", _("Inspector")
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="memberships")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
@@ -96,7 +96,7 @@ class StudyMember(models.Model):
         help_text="Raters of a study with calibration items: when they were admitted to the main queue",
     )
     group = models.CharField(
-        max_length=1, blank=True, choices=[("A", "Group A"), ("B", "Group B")],
+        max_length=1, blank=True, choices=[("A", _("Group A")), ("B", _("Group B"))],
         help_text="Expert group by design (raters only): the queue gives each item one rater of each group",
     )
     added_at = models.DateTimeField(auto_now_add=True)
@@ -118,7 +118,7 @@ class Item(models.Model):
         INSPECTION = "inspection", _("Awaiting inspection")
         RETURNED = "returned", _("Returned for revision")
         RESOLVED = "resolved", _("Resolved")
-        CALIBRATION = "calibration", "Calibration item"  # known answers; round 0, no slots (issue 11)
+        CALIBRATION = "calibration", _("Calibration item")  # known answers; round 0, no slots (issue 11)
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="items")
     kind = models.CharField(max_length=16, choices=ItemKind.choices)

@@ -4,6 +4,7 @@ Shipped rows come from `annotation.catalogue` through data migrations.
 """
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from annotation.models.translated import TRANSLATIONS_HELP, Translated
 
@@ -64,10 +65,10 @@ class TaskTarget(models.TextChoices):
 
 
 class ItemKind(models.TextChoices):
-    CASE = "case", "Case"
-    RESPONSE = "response", "Model response"
-    QUESTION_SET = "question_set", "Question set"
-    PAIR = "pair", "Pair of model responses"
+    CASE = "case", _("Case")
+    RESPONSE = "response", _("Model response")
+    QUESTION_SET = "question_set", _("Question set")
+    PAIR = "pair", _("Pair of model responses")
 
 
 class TaskType(Translated, models.Model):

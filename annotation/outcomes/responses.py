@@ -7,6 +7,7 @@ from collections.abc import Iterator, Mapping
 
 from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.urls import reverse
+from django.utils.translation import gettext as _
 
 from accounts.roles import AnyUser
 from annotation import access
@@ -30,7 +31,7 @@ def history_url(item_id: int) -> str:
 
 def check_label_format(fmt: str) -> None:
     if fmt not in label_exports.FORMATS:
-        raise Http404("Unknown format.")
+        raise Http404(_("Unknown format."))
 
 
 def wants_calibration(query: Mapping[str, str]) -> bool:
@@ -63,7 +64,7 @@ def events_response(user: AnyUser, study_pk: int, fmt: str, *, real_names: bool,
     """The audit trail; real names only for admins who ask (403 for anyone else asking)."""
     study = access.access_study_for_export(user, study_pk)
     if fmt not in ("jsonl", "csv"):
-        raise Http404("Unknown format.")
+        raise Http404(_("Unknown format."))
     if real_names:
         access.check_can_see_real_names(user)
     access.check_can_export_events(user, study)

@@ -12,6 +12,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from accounts.roles import AnyUser
 from annotation.access import check_can_manage_studies
@@ -26,12 +27,12 @@ def study_set_hourly_rate(*, study: Study, hourly_rate: Decimal | str | None, cu
         try:
             rate = Decimal(str(hourly_rate)).quantize(Decimal("0.01"))
         except InvalidOperation as exc:
-            raise ValidationError({"hourly_rate": ["hourly_rate: a number such as 24 or 24.50"]}) from exc
+            raise ValidationError({"hourly_rate": [_("hourly_rate: a number such as 24 or 24.50")]}) from exc
         if rate < 0 or rate >= Decimal("1000000"):
-            raise ValidationError({"hourly_rate": ["hourly_rate: between 0 and 999999.99"]})
+            raise ValidationError({"hourly_rate": [_("hourly_rate: between 0 and 999999.99")]})
     currency = (currency or "USD").strip().upper()
     if len(currency) != 3 or not currency.isalpha():
-        raise ValidationError({"currency": ["currency: a three-letter code such as USD or EUR"]})
+        raise ValidationError({"currency": [_("currency: a three-letter code such as USD or EUR")]})
     # Why atomic: one row, locked so two admins' edits do not interleave with a concurrent save.
     with transaction.atomic():
         locked = Study.objects.select_for_update().get(pk=study.pk)

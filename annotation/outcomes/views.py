@@ -20,6 +20,7 @@ from annotation import access
 from annotation.models import AuditChainBroken, Curation, Study
 from annotation.outcomes.curation.forms import CurationForm
 from annotation.outcomes.curation.service import curation_create, curation_file_open, curation_files
+from annotation.outcomes.curation.words import shown_notes, shown_reasons
 from annotation.outcomes.responses import (
     check_label_format,
     events_response,
@@ -120,7 +121,7 @@ def curation_detail(request: HttpRequest, pk: int) -> HttpResponse:
     manifest = curation.manifest
     return render(request, "outcomes/curation_detail.html", {
         "curation": curation, "manifest": manifest, "files": sorted(curation.files.items()),
-        "on_disk": curation_files(curation), "items": manifest.get("items", []),
+        "on_disk": curation_files(curation), "items": shown_notes(manifest), "reasons": shown_reasons(manifest),
         "studies": curation.studies.order_by("pk"),
     })
 
@@ -129,5 +130,5 @@ def curation_file(request: HttpRequest, pk: int, name: str) -> FileResponse:
     curation: Curation = access.access_curation_for_management(request.user, pk)
     opened = curation_file_open(curation, name)
     if opened is None:
-        raise Http404("No such file in this curation.")
+        raise Http404(_("No such file in this curation."))
     return FileResponse(opened, as_attachment=True, filename=name)

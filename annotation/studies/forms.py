@@ -33,6 +33,11 @@ def _person_label(user: Any) -> str:
     rank = profile.get_rank_display() if profile is not None and profile.rank else ""
     name = user.get_full_name() or user.get_username()
     return f"{name} · {rank}" if rank else name
+class TaskChoiceField(forms.ModelMultipleChoiceField):
+    """Task types named in the reader's language."""
+
+    def label_from_instance(self, obj: TaskType) -> str:
+        return obj.shown_name
 
 
 class SelectionForm(forms.Form):
@@ -53,9 +58,9 @@ class SelectionForm(forms.Form):
     difficulty = forms.ChoiceField(choices=[("", _("Any"))] + Difficulty.choices, required=False,
                                    label=_("Difficulty"))
     register = forms.ChoiceField(choices=[("", _("Any"))] + Register.choices, required=False, label=_("Register"))
-    language = forms.CharField(required=False, max_length=16, help_text=_("e.g. en or zh"))
+    language = forms.CharField(required=False, max_length=16, label=_("Language"), help_text=_("e.g. en or zh"))
     sample_n = forms.IntegerField(required=False, min_value=1, label=_("Random sample of N"))
-    seed = forms.IntegerField(required=False, help_text=_("Recorded with the study; random when empty"))
+    seed = forms.IntegerField(required=False, label=_("Seed"), help_text=_("Recorded with the study; random when empty"))
     passed_prescreen = forms.BooleanField(
         required=False, label=_("Only question sets that passed the Judge pre-screen (LiveClin)")
     )
@@ -104,16 +109,18 @@ class StudyCreateForm(SelectionForm):
     name = forms.CharField(max_length=200, label=_("Study name"))
     # Only the tasks that rate the chosen item kind are offered (`tasks_for_kind`); the service
     # refuses a mismatch anyway, in words.
-    tasks = forms.ModelMultipleChoiceField(
+    tasks = TaskChoiceField(
         queryset=TaskType.objects.all(), to_field_name="slug", widget=forms.CheckboxSelectMultiple,
         label=_("Tasks"),
     )
-    raters_per_item = forms.IntegerField(min_value=1, max_value=20, initial=2)
+    raters_per_item = forms.IntegerField(min_value=1, max_value=20, initial=2, label=_("Raters per item"))
     raters = forms.ModelMultipleChoiceField(
-        queryset=_people(Role.PHYSICIAN, Role.INSPECTOR), required=False, widget=forms.CheckboxSelectMultiple
+        queryset=_people(Role.PHYSICIAN, Role.INSPECTOR), required=False, widget=forms.CheckboxSelectMultiple,
+        label=_("Raters"),
     )
     inspectors = forms.ModelMultipleChoiceField(
-        queryset=_people(Role.INSPECTOR, Role.ADMIN), required=False, widget=forms.CheckboxSelectMultiple
+        queryset=_people(Role.INSPECTOR, Role.ADMIN), required=False, widget=forms.CheckboxSelectMultiple,
+        label=_("Inspectors"),
     )
     inspect_all = forms.BooleanField(required=False, label=_("Inspect every item"))
     inspect_disagreements = forms.BooleanField(required=False, initial=True, label=_("Inspect disagreements"))
@@ -128,16 +135,17 @@ class StudyCreateForm(SelectionForm):
         required=False, widget=forms.CheckboxSelectMultiple, label=_("Rater languages"),
         help_text=_("A rater must read one of them; empty: any rater"),
     )
-    guidelines = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 5}), help_text=_("Markdown"))
+    guidelines = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 5}), label=_("Guidelines"),
+                                 help_text=_("Markdown"))
     deadline = forms.DateTimeField(
-        required=False, widget=forms.DateTimeInput(attrs={"type": "datetime-local"})
+        required=False, widget=forms.DateTimeInput(attrs={"type": "datetime-local"}), label=_("Deadline")
     )
-    lease_minutes = forms.IntegerField(min_value=1, max_value=24 * 60, initial=30)
+    lease_minutes = forms.IntegerField(min_value=1, max_value=24 * 60, initial=30, label=_("Lease minutes"))
     show_prescreen = forms.BooleanField(
         required=False, label=_("Show the pre-screen"), help_text=_("LiveClin: the Judge's verdicts beside each question")
     )
     min_inspector_rank = forms.ChoiceField(
-        choices=[("", "Any inspector")] + Rank.choices, required=False, label=_("Minimum inspector rank")
+        choices=[("", _("Any inspector"))] + Rank.choices, required=False, label=_("Minimum inspector rank")
     )
     text_display = forms.ChoiceField(
         choices=TextDisplay.choices, initial=TextDisplay.AUTO, required=False, label=_("Case text raters read"),
@@ -197,9 +205,10 @@ class StudyCreateForm(SelectionForm):
 
 class AddMembersForm(forms.Form):
     users = forms.ModelMultipleChoiceField(
-        queryset=_people(Role.PHYSICIAN, Role.INSPECTOR, Role.ADMIN), widget=forms.CheckboxSelectMultiple
+        queryset=_people(Role.PHYSICIAN, Role.INSPECTOR, Role.ADMIN), widget=forms.CheckboxSelectMultiple,
+        label=_("Users"),
     )
-    role = forms.ChoiceField(choices=StudyMember.Role.choices, initial=StudyMember.Role.RATER)
+    role = forms.ChoiceField(choices=StudyMember.Role.choices, initial=StudyMember.Role.RATER, label=_("Role"))
 
 
 class AddItemsForm(SelectionForm):

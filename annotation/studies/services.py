@@ -67,7 +67,8 @@ class ItemSelection:
 
 def _month_start(value: str, field_name: str) -> datetime:
     if not _MONTH.match(value):
-        raise ValidationError({field_name: f"{field_name}: expected YYYY-MM, got {value!r}."})
+        raise ValidationError({field_name: gettext("%(field)s: expected YYYY-MM, got %(value)r.") % {
+            "field": field_name, "value": value}})
     year, month = int(value[:4]), int(value[5:])
     return datetime(year, month, 1, tzinfo=UTC)
 
@@ -164,7 +165,7 @@ def _sample(items: list[Item], selection: ItemSelection, seed: int) -> list[Item
     if selection.sample_n is None:
         return items
     if selection.sample_n < 1:
-        raise ValidationError({"sample_n": "sample_n: must be at least 1."})
+        raise ValidationError({"sample_n": gettext("sample_n: must be at least 1.")})
     if selection.sample_n >= len(items):
         return items
     chosen = random.Random(seed).sample(items, selection.sample_n)
@@ -190,11 +191,11 @@ def _insert_items(study: Study, selection: ItemSelection, seed: int) -> int:
 def _validate_study_numbers(*, raters_per_item: int, inspect_share: float, lease_minutes: int) -> None:
     errors = {}
     if raters_per_item < 1:
-        errors["raters_per_item"] = "raters_per_item: must be at least 1."
+        errors["raters_per_item"] = gettext("raters_per_item: must be at least 1.")
     if not 0 <= inspect_share <= 1:
-        errors["inspect_share"] = "inspect_share: must be between 0 and 1."
+        errors["inspect_share"] = gettext("inspect_share: must be between 0 and 1.")
     if lease_minutes < 1:
-        errors["lease_minutes"] = "lease_minutes: must be at least 1."
+        errors["lease_minutes"] = gettext("lease_minutes: must be at least 1.")
     if errors:
         raise ValidationError(errors)
 
@@ -210,8 +211,8 @@ def _study_tasks(task_slugs: list[str], kind: str) -> list[TaskType]:
     tasks = list(TaskType.objects.filter(slug__in=task_slugs))
     unknown = sorted(set(task_slugs) - {t.slug for t in tasks})
     if unknown or not task_slugs:
-        raise ValidationError({"task_slugs": f"task_slugs: unknown task type(s) {unknown}" if unknown
-                               else gettext("task_slugs: choose at least one task.")})
+        raise ValidationError({"task_slugs": gettext("task_slugs: unknown task type(s) %(slugs)s") % {"slugs": unknown}
+                               if unknown else gettext("task_slugs: choose at least one task.")})
     # Translation consistency rates the translated text of any item (LiveClin sets, LiveMedBench cases).
     wrong = [t for t in tasks if t.item_kind != kind and t.target != TaskTarget.TRANSLATION]
     if wrong:
@@ -283,7 +284,7 @@ def study_create(
     """
     check_can_manage_studies(created_by)
     if not name.strip():
-        raise ValidationError({"name": "name: a study needs a name."})
+        raise ValidationError({"name": gettext("name: a study needs a name.")})
     if min_inspector_rank and min_inspector_rank not in RANK_ORDER:
         raise ValidationError({"min_inspector_rank": (
             f"min_inspector_rank: expected one of {', '.join(RANK_ORDER)} (or empty), got {min_inspector_rank!r}."
@@ -366,11 +367,12 @@ def study_add_members(*, study: Study, users: Iterable[User], role: str, actor: 
     if role == StudyMember.Role.RATER:
         bad = [u.get_username() for u in users if user_role(u) not in (Role.PHYSICIAN, Role.INSPECTOR)]
         if bad:
-            raise ValidationError({"users": f"users: only physicians and inspectors can rate: {bad}."})
+            raise ValidationError({"users": gettext("users: only physicians and inspectors can rate: %(names)s.") % {
+                "names": bad}})
     elif role == StudyMember.Role.INSPECTOR:
         bad = [u.get_username() for u in users if user_role(u) not in (Role.INSPECTOR, Role.ADMIN)]
         if bad:
-            raise ValidationError({"users": f"users: only inspectors can inspect: {bad}."})
+            raise ValidationError({"users": gettext("users: only inspectors can inspect: %(names)s.") % {"names": bad}})
         check_inspector_ranks(users, study.min_inspector_rank)
     else:
         raise ValidationError({"role": f"role: unknown study role {role!r}."})
@@ -389,7 +391,7 @@ def study_start(*, study: Study, actor: User) -> Study:
     # The protocol's start step (LiveClin pins the Judge run its quality check will use) is part of it.
     with transaction.atomic():
         if not Study.objects.filter(pk=study.pk, status=Study.Status.DRAFT).update(status=Study.Status.RUNNING):
-            raise ValidationError({"status": "status: only a draft study can be started."})
+            raise ValidationError({"status": gettext("status: only a draft study can be started.")})
         protocol_for_study(study).study_started(study, actor)
     study.refresh_from_db(fields=["status"])
     return study
@@ -400,6 +402,6 @@ def study_close(*, study: Study, actor: User) -> Study:
     # Compare-and-swap on the status; finished work is untouched, open claims simply cannot submit.
     with transaction.atomic():
         if not Study.objects.filter(pk=study.pk, status=Study.Status.RUNNING).update(status=Study.Status.CLOSED):
-            raise ValidationError({"status": "status: only a running study can be closed."})
+            raise ValidationError({"status": gettext("status: only a running study can be closed.")})
     study.refresh_from_db(fields=["status"])
     return study

@@ -3,6 +3,7 @@
 from typing import Any
 
 from django import template
+from django.utils.translation import gettext as _
 
 from accounts.roles import rank_name
 from medreview.text.safe_html import http_url, markdown_to_safe_html
@@ -52,7 +53,8 @@ def detail_caption(detail: Any) -> str:
 
 @register.filter(name="seconds")
 def seconds(value: Any) -> str:
-    """A duration as "1 min 05 s" / "42 s"; "—" when unknown."""
+    """A duration in the reader's language: "1 min 05 s" / "42 s" ("1 分 05 秒" / "42 秒"); "—" when
+    unknown. Units are abbreviations, so one form serves every count (no plural)."""
     if value is None or value == "":
         return "—"
     try:
@@ -62,8 +64,10 @@ def seconds(value: Any) -> str:
     minutes, secs = divmod(total, 60)
     if minutes >= 60:
         hours, minutes = divmod(minutes, 60)
-        return f"{hours} h {minutes:02d} min"
-    return f"{minutes} min {secs:02d} s" if minutes else f"{secs} s"
+        return _("%(hours)s h %(minutes)s min") % {"hours": hours, "minutes": f"{minutes:02d}"}
+    if minutes:
+        return _("%(minutes)s min %(seconds)s s") % {"minutes": minutes, "seconds": f"{secs:02d}"}
+    return _("%(seconds)s s") % {"seconds": secs}
 
 
 @register.filter(name="percent_of")

@@ -6,6 +6,7 @@ from django import template
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
+from annotation.inspection.display import ShownReason, shown_reason
 from annotation.models import Item, ItemKind
 
 register = template.Library()
@@ -26,3 +27,19 @@ def item_title(item: Item) -> str:
     """Needs `item.revision.case` loaded (the rater queue and rating page select it)."""
     case = item.revision.case.external_id if item.revision_id else ""
     return _(_KIND.get(item.kind, gettext_noop("Item %(number)s"))) % {"case": case, "number": item.pk}
+
+
+@register.filter(name="shown_reason")
+def event_shown_reason(event: object) -> ShownReason:
+    """A review event's or final label's recorded reason as the page shows it (see `shown_reason`)."""
+    data = getattr(event, "data", None) or {}
+    return shown_reason(getattr(event, "reason", "") or "", data.get("why") if isinstance(data, dict) else None)
+
+
+@register.filter(name="item_status_name")
+def item_status_name(status: str) -> str:
+    """An item status code ("inspection") as the reader's language names it."""
+    try:
+        return str(Item.Status(status).label)
+    except ValueError:
+        return status

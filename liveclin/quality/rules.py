@@ -87,9 +87,45 @@ class SetReview:
 
 
 @dataclass(frozen=True)
+class Reason:
+    """Why a set has its outcome, as data: `str()` is the English the API, the CLI and the export carry;
+    pages put each part into the reader's language (`liveclin.quality.words`)."""
+
+    kind: str  # set_rejected | physician_flaw | judge_unresolved | failed_prescreen | not_reviewed | in_review
+    position: int = 0
+    check: str = ""
+    source: str = ""  # physician_flaw: the final label's source
+    detail: str = ""  # what a person wrote (set_rejected, physician_flaw), or the review status (in_review)
+    missing: tuple[tuple[int, str], ...] = ()  # in_review: (MCQ position, check) without a final label
+
+    def __str__(self) -> str:
+        where = _where(self.position, self.check) if self.check else ""
+        if self.kind == "set_rejected":
+            return f"rejected as a whole by the inspector: {self.detail}"
+        if self.kind == "physician_flaw":
+            why = f": {self.detail}" if self.detail else ""
+            return f"{where}: a physician found a flaw ({self.source}){why}"
+        if self.kind == "judge_unresolved":
+            return f"{where}: flagged by the Judge, not resolved by an inspector"
+        if self.kind == "failed_prescreen":
+            return "failed the Judge pre-screen; not reviewed by physicians"
+        if self.kind == "not_reviewed":
+            return "not reviewed by physicians"
+        if self.missing:
+            missing = ", ".join(_where(p, c) for p, c in self.missing)
+            return f"in review ({self.detail}); no final label yet: {missing}"
+        return f"in review ({self.detail})"
+
+
+@dataclass(frozen=True)
 class Outcome:
     status: str  # validated | rejected | pending
     reasons: tuple[str, ...] = ()
+    parts: tuple[Reason, ...] = field(default=(), compare=False)  # the reasons as data, same order
+
+    @classmethod
+    def because(cls, status: str, parts: Sequence[Reason]) -> Outcome:
+        return cls(status, tuple(str(p) for p in parts), tuple(parts))
 
     def as_dict(self) -> dict[str, Any]:
         return {"status": self.status, "reasons": list(self.reasons)}
@@ -99,18 +135,17 @@ def _where(position: int, check: str) -> str:
     return f"MCQ {position} {CHECK_NAMES[check]}"
 
 
-def _physician_flaws(review: SetReview) -> list[str]:
+def _physician_flaws(review: SetReview) -> list[Reason]:
     flaws = []
     for m in review.mcqs:
         for check in CHECKS:
             final = m.final.get(check)
             if final is not None and final.label == "no":
-                why = f": {final.reason}" if final.reason else ""
-                flaws.append(f"{_where(m.position, check)}: a physician found a flaw ({final.source}){why}")
+                flaws.append(Reason("physician_flaw", m.position, check, source=final.source, detail=final.reason))
     return flaws
 
 
-def _unresolved_judge_flags(review: SetReview) -> list[str]:
+def _unresolved_judge_flags(review: SetReview) -> list[Reason]:
     by_position = {m.position: m for m in review.mcqs}
     unresolved = []
     for position, check in review.judge_flags():
@@ -119,12 +154,12 @@ def _unresolved_judge_flags(review: SetReview) -> list[str]:
             continue
         if final is not None and final.label == "no":
             continue  # already a physician flaw
-        unresolved.append(f"{_where(position, check)}: flagged by the Judge, not resolved by an inspector")
+        unresolved.append(Reason("judge_unresolved", position, check))
     return unresolved
 
 
-def _missing(review: SetReview) -> list[str]:
-    return [_where(m.position, c) for m in review.mcqs for c in CHECKS if c not in m.final]
+def _missing(review: SetReview) -> list[tuple[int, str]]:
+    return [(m.position, c) for m in review.mcqs for c in CHECKS if c not in m.final]
 
 
 def physician_verdict(review: SetReview) -> bool | None:
@@ -141,21 +176,20 @@ def physician_verdict(review: SetReview) -> bool | None:
 def outcome(review: SetReview) -> Outcome:
     """The set's outcome under the principle of conservatism (module docstring)."""
     if review.set_rejection:
-        return Outcome(REJECTED, (f"rejected as a whole by the inspector: {review.set_rejection}",))
+        return Outcome.because(REJECTED, [Reason("set_rejected", detail=review.set_rejection)])
     flaws = _physician_flaws(review)
     if flaws:
-        return Outcome(REJECTED, tuple(flaws))
+        return Outcome.because(REJECTED, flaws)
     if not review.review_status:
         if review.passed_prescreen is False:
-            return Outcome(REJECTED, ("failed the Judge pre-screen; not reviewed by physicians",))
-        return Outcome(PENDING, ("not reviewed by physicians",))
+            return Outcome.because(REJECTED, [Reason("failed_prescreen")])
+        return Outcome.because(PENDING, [Reason("not_reviewed")])
     missing = _missing(review)
     if review.review_status != "resolved" or missing:
-        return Outcome(PENDING, (f"in review ({review.review_status}); no final label yet: {', '.join(missing)}",)
-                       if missing else (f"in review ({review.review_status})",))
+        return Outcome.because(PENDING, [Reason("in_review", detail=review.review_status, missing=tuple(missing))])
     unresolved = _unresolved_judge_flags(review)
     if unresolved:
-        return Outcome(REJECTED, tuple(unresolved))
+        return Outcome.because(REJECTED, unresolved)
     return Outcome(VALIDATED)
 
 

@@ -25,3 +25,7 @@ class UserTextSelect(_OwnLanguageOptions, forms.Select):
 
 class UserTextRadioSelect(_OwnLanguageOptions, forms.RadioSelect):
     pass
+
+
+class UserTextSelectMultiple(_OwnLanguageOptions, forms.SelectMultiple):
+    pass

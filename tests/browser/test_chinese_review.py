@@ -65,7 +65,7 @@ def test_a_physician_rates_a_livemedbench_item_in_the_chinese_interface(live_ser
     left, right = original.bounding_box(), translation.bounding_box()
     assert right["x"] > left["x"] + left["width"] - 1 and abs(right["y"] - left["y"]) < 40
     # The scale reads in Chinese (data, not code).
-    expect(page.locator("#field-0")).to_contain_text("完美")
+    expect(page.locator("#field-0")).to_contain_text("完全合格")
     if os.environ.get("MEDREVIEW_SCREENSHOTS"):
         page.screenshot(path=str(ROOT / "docs" / "screenshots" / "rating-zh.png"), full_page=False)
 

@@ -7,7 +7,8 @@ page, Chinese characters outside text tagged `lang="zh..."`. Text read out too c
 `alt`, `aria-label`, `placeholder`, and the page's <title>.
 
 Not interface text: <script>, <style>, <code>, <kbd>, <pre> (identifiers, key names, file
-formats), URLs, hashes and other tokens with digits, acronyms in capitals (AC1, CSV, LLM, TP),
+formats), URLs, hashes and other tokens with digits, identifiers with an underscore
+(`physician_review`, a file format's key), acronyms in capitals (AC1, CSV, LLM, TP),
 and the names in `NAMES` (benchmarks, statistics, formats). A name people gave (a study, a
 model, a pseudonym) is tagged with its own language on the page; where it also sits inside an
 attribute or the <title> (which cannot hold a tag), the names tagged elsewhere on the page are
@@ -97,7 +98,7 @@ def _english_words(text: str) -> list[str]:
     words = []
     for token in _TOKEN.findall(_URL.sub(" ", text)):
         token = token.strip(".-_'’")
-        if _LETTERS.search(token) and not any(c.isdigit() for c in token) and token not in NAMES \
+        if _LETTERS.search(token) and not any(c.isdigit() or c == "_" for c in token) and token not in NAMES \
                 and not token.isupper():
             words.append(token)
     return words

@@ -63,7 +63,7 @@ def test_every_shipped_scale_and_task_reads_in_chinese():
     task = TaskType.objects.get(slug=NARRATIVE_QUALITY.slug)
     category = task.scale.categories.get(value="2")
     with translation.override("zh-hans"):
-        assert (task.shown_name, category.shown_label) == ("患者叙述与提问质量", "完美")
+        assert (task.shown_name, category.shown_label) == ("患者叙述与提问质量", "完全合格")
         assert category.shown_description.startswith("病史清晰")
     with translation.override("en"):
         assert (task.shown_name, category.shown_label) == ("Patient narrative & query quality", "Perfect")

@@ -2,14 +2,22 @@
 in Chinese no English interface word outside text tagged `lang="en"`, in English no Chinese
 outside text tagged `lang="zh"` (tests/i18n/page_text.py says what counts).
 
-PAGES is phase 1 of issue 23: every page outside the review workflows. The review pages
-(docs/review-pages.md) and LiveClin's quality-check page join the list once their Python side
-is translated (see docs/i18n.md, "What is translated where").
+The pages (issue 23): reports, translation consistency, team, data, releases, cases, imports (a
+dry run and a refused file), grader configurations and jobs, sign-in, invitation, lock-out,
+400 / 403 / 404; and the review workflows: the inspection queue (filtered too) and item pages
+(an item awaiting inspection, one returned to its annotator, one resolved by final labels, a
+LiveClin question set with the Judge's verdicts and both phases), item histories, the studies list,
+every study page (as an admin and as a researcher) and its calibration page, curations, and
+LiveClin's quality-check pages. `_review_state` adds the work the demo leaves out.
+
+The rating screens (templates/rating/, translated by their own workflow) are not in the list yet: on
+an inspection page the item's content (their partial, `details.item-details`) is left out here.
 """
 
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +27,11 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.test import Client, override_settings
 
-from annotation.models import Study
+from annotation.fields import item_fields
+from annotation.inspection.services import inspection_adjudicate, inspection_return
+from annotation.models import Assignment, Item, Study
+from annotation.rating.services.queue import assignment_claim_next
+from annotation.rating.services.ratings import rating_submit
 from cases.models import Case, Release
 from graders import services as grader_services
 from graders.models import GraderConfig, GraderDecision, GradingJob, Verdict
@@ -60,6 +72,64 @@ def _demo_jobs(admin: object) -> tuple[int, int, int]:
         refused["Location"].rstrip("/").split("/")[-1]), job.pk
 
 
+def _review_state(admin: object) -> dict[str, int]:
+    """What the demo leaves out of the review pages: a LiveClin question set both raters answered
+    (its inspection shows the MCQ evidence, the Judge's verdicts and the two phases), an item
+    returned to an annotator (the queue's second list, "Returned" in its history), an item resolved
+    by final labels, and a curation of the demo release."""
+    users = {u.username: u for u in get_user_model().objects.filter(username__in=["physician1", "physician2",
+                                                                                    "inspector1"])}
+    liveclin = Study.objects.get(name="Demo: LiveClin question sets")
+    for rater, verdict in (("physician1", "yes"), ("physician2", "no")):
+        assignment = assignment_claim_next(study=liveclin, rater=users[rater])
+        labels = {f.id: {"label": verdict, "comment": "" if verdict == "yes" else "The dose is not in the report."}
+                  for f in item_fields(assignment.item)}
+        rating_submit(assignment=assignment, rater=users[rater], labels=labels, seconds_spent=69)
+    liveclin_item = Item.objects.get(study=liveclin, status=Item.Status.INSPECTION)
+    waiting = list(Item.objects.filter(study__name="Demo: LiveMedBench human validation",
+                                       status=Item.Status.INSPECTION).order_by("pk"))
+    returned, resolved, pending = waiting[0], waiting[1], waiting[2]
+    submitted = Assignment.objects.filter(item=returned, state__in=Assignment.RATED_STATES).order_by("pk").first()
+    fields = item_fields(returned)
+    inspection_return(item=returned, inspector=users["inspector1"], assignment=submitted,
+                      comment="Please read the criterion again.", fields=[fields[0].id])
+    inspection_adjudicate(item=resolved, inspector=users["inspector1"], reason="Guideline 4.2.",
+                          labels={f.id: f.values[0] for f in item_fields(resolved)})
+    client = Client()
+    client.force_login(admin)
+    release = Release.objects.get(label="demo-2025", format="livemedbench")
+    created = client.post("/review/curations/", {"name": "demo-reviewed", "release": release.pk,
+                                                 "studies": [resolved.study_id], "review_block": "on"})
+    assert created.status_code == 302, created.content.decode()[:2000]
+    return {"liveclin": liveclin_item.pk, "returned": returned.pk, "resolved": resolved.pk, "pending": pending.pk,
+            "curation": int(created["Location"].rstrip("/").split("/")[-1])}
+
+
+def _review_pages(admin: object) -> Iterator[Page]:
+    """The inspection queue and item pages, histories, studies, calibration, curations and LiveClin's
+    quality-check pages (issue 23, phase 2)."""
+    state = _review_state(admin)
+    studies = list(Study.objects.values_list("pk", flat=True))
+    for user in ("inspector1", "admin1"):
+        yield Page(user, "/review/inspection/")
+        yield Page(user, "/review/inspection/?reason=disagreement&sort=differ")
+    for key in ("pending", "returned", "resolved"):
+        yield Page("inspector1", f"/review/inspection/items/{state[key]}/")
+        yield Page("admin1", f"/review/items/{state[key]}/history/")
+    yield Page("admin1", f"/review/inspection/items/{state['liveclin']}/")
+    yield Page("admin1", f"/review/items/{state['liveclin']}/history/")
+    yield Page("admin1", "/review/studies/")
+    for pk in studies:
+        yield Page("admin1", f"/review/studies/{pk}/")
+        yield Page("admin1", f"/review/studies/{pk}/calibration/")
+        yield Page("researcher1", f"/review/studies/{pk}/")
+    yield Page("admin1", "/review/curations/")
+    yield Page("admin1", f"/review/curations/{state['curation']}/")
+    for pk in Release.objects.filter(dataset__name="LiveClin").values_list("pk", flat=True):
+        yield Page("researcher1", f"/reports/release/{pk}/quality/")
+        yield Page("admin1", f"/reports/release/{pk}/quality/")
+
+
 def _pages() -> Iterator[Page]:
     studies = list(Study.objects.values_list("pk", flat=True))
     releases = list(Release.objects.values_list("pk", flat=True))
@@ -97,6 +167,7 @@ def _pages() -> Iterator[Page]:
         yield Page("admin1", f"/graders/configs/{pk}/")
     assert GradingJob.objects.filter(pk=job).exists()
     yield from _label_pages()
+    yield from _review_pages(admin)
 
 
 def _label_pages() -> Iterator[Page]:
@@ -131,12 +202,26 @@ def _leaks(language: str) -> dict[str, list[str]]:
         where = f"{page.user or 'visitor'} {page.path}"
         assert response.status_code == page.status, where
         assert response["Content-Language"] == language, where
-        if leaks := interface_leaks(response.content.decode(), language):
+        if leaks := interface_leaks(_without_rating_partial(response.content.decode()), language):
             found[where] = leaks
     locked = _locked_out_page(language)
     if leaks := interface_leaks(locked, language):
         found["visitor locked out"] = leaks
     return found
+
+
+def _without_rating_partial(html: str) -> str:
+    """The page without the item content an inspection page includes from the rating screens."""
+    start = html.find('<details class="card item-details"')
+    if start < 0:
+        return html
+    depth, at = 0, start
+    for match in re.finditer(r"<details\b|</details>", html[start:]):
+        depth += 1 if match.group().startswith("<details") else -1
+        if depth == 0:
+            at = start + match.end()
+            break
+    return html[:start] + html[at:]
 
 
 def _locked_out_page(language: str) -> str:
@@ -149,11 +234,13 @@ def _locked_out_page(language: str) -> str:
     return response.content.decode()
 
 
-def test_it_shows_no_english_interface_word_on_any_chinese_page() -> None:
+def test_it_shows_no_english_interface_word_on_any_chinese_page(settings, tmp_path) -> None:
+    settings.MEDIA_ROOT = str(tmp_path)  # the curation's files
     assert _leaks("zh-hans") == {}
 
 
-def test_it_shows_no_chinese_interface_text_on_any_english_page() -> None:
+def test_it_shows_no_chinese_interface_text_on_any_english_page(settings, tmp_path) -> None:
+    settings.MEDIA_ROOT = str(tmp_path)
     assert _leaks("en") == {}
 
 
@@ -164,3 +251,21 @@ def test_the_checker_finds_untagged_english_and_accepts_tagged_names() -> None:
     assert interface_leaks(page, "zh-hans") == ["text: Running  ← 状态 Running", "alt: Forest plot  ← Forest plot"]
     assert interface_leaks('<html lang="en"><p>Status 已完成</p><p lang="zh">病例</p></html>', "en") == [
         "text: Status 已完成"]
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_it_shows_the_summary_to_confirm_in_one_language(language: str) -> None:
+    """The inspection's confirmation page (a POST answers it): the final labels to store and a return."""
+    call_command("load_demo", stdout=io.StringIO())
+    item = Item.objects.filter(study__name="Demo: LiveMedBench human validation",
+                               status=Item.Status.INSPECTION).order_by("pk").first()
+    client = Client(headers={"accept-language": language})
+    client.force_login(get_user_model().objects.get(username="inspector1"))
+    finals = {f"final:{f.id}": f.values[0] for f in item_fields(item)}
+    assignment = Assignment.objects.filter(item=item, state__in=Assignment.RATED_STATES).order_by("pk").first()
+    for data in ({"action": "adjudicate", "reason": "Guideline 4.2.", **finals},
+                 {"action": "return", "assignment": assignment.pk, "comment": "请再看一下评分标准。",
+                  "fields": [item_fields(item)[0].id]}):
+        response = client.post(f"/review/inspection/items/{item.pk}/", data)
+        assert response.status_code == 200 and "inspection/confirm.html" in [t.name for t in response.templates]
+        assert interface_leaks(response.content.decode(), language) == [], data["action"]

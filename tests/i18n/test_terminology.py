@@ -90,3 +90,25 @@ def test_no_entry_uses_a_retired_word():
     found = {msgid: [w for w in retired if any(w in text for text in texts)]
              for msgid, texts in CATALOGUE_ENTRIES.items()}
     assert {msgid: words for msgid, words in found.items() if words} == {}
+
+
+def _catalogue_texts() -> dict[str, str]:
+    """The shipped scales' and tasks' Chinese texts (annotation/catalogue/zh.py), by where they are."""
+    from annotation.catalogue import zh
+
+    texts = {}
+    for table_name in ("SCALES", "CATEGORIES", "TASKS"):
+        for key, fields in getattr(zh, table_name).items():
+            for field_name, text in fields.items():
+                texts[f"{table_name}[{key!r}].{field_name}"] = text
+    return texts
+
+
+def test_the_shipped_scales_and_tasks_use_no_retired_word():
+    """The 0-2 scales read as a Chinese quality checklist (完全合格 / 基本合格 / 不合格), not 完美 / 良好 / 差."""
+    retired = {word for t in TERMS for word in t.retired if word != "Judge"}
+    found = {where: [w for w in retired if w in text] for where, text in _catalogue_texts().items()}
+    assert {where: words for where, words in found.items() if words} == {}
+    from annotation.catalogue import zh
+
+    assert [zh.CATEGORIES[("quality-0-2", v)]["label"] for v in ("2", "1", "0")] == ["完全合格", "基本合格", "不合格"]

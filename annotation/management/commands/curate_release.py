@@ -16,6 +16,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.urls import reverse
+from django.utils.translation import gettext as _
 
 from annotation.models import Study
 from annotation.outcomes.curation.service import curation_create, curation_file_open, stored_name
@@ -27,7 +28,7 @@ def _ids(value: str) -> list[int]:
     try:
         return [int(v) for v in value.split(",") if v.strip()]
     except ValueError as exc:
-        raise CommandError(f"--studies: expected comma-separated study ids, got {value!r}") from exc
+        raise CommandError(_("--studies: expected comma-separated study ids, got %(value)r") % {"value": value}) from exc
 
 
 def history_url(item_id: int) -> str:
@@ -54,15 +55,15 @@ class Command(BaseCommand):
         users = get_user_model().objects
         actor = users.filter(username=o["admin"]).first()
         if actor is None:
-            raise CommandError(f"--admin: no user {o['admin']!r}")
+            raise CommandError(_("--admin: no user %(name)r") % {"name": o["admin"]})
         release = Release.objects.filter(pk=o["release"]).first()
         if release is None:
-            raise CommandError(f"--release: no release {o['release']}")
+            raise CommandError(_("--release: no release %(id)s") % {"id": o["release"]})
         ids = _ids(o["studies"])
         studies = list(Study.objects.filter(pk__in=ids))
         missing = sorted(set(ids) - {s.pk for s in studies})
         if missing:
-            raise CommandError(f"--studies: no study {', '.join(map(str, missing))}")
+            raise CommandError(_("--studies: no study %(ids)s") % {"ids": ", ".join(map(str, missing))})
         rules = CurationRules(keep_rejected_criteria=o["keep_rejected"], review_block=o["review_block"],
                               resolved_only=o["resolved_only"])
         try:
@@ -73,7 +74,7 @@ class Command(BaseCommand):
             if o["json"]:
                 self.stdout.write(json.dumps({"status": "refused", "errors": messages}))
             else:
-                self.stderr.write("refused, nothing written: " + "; ".join(messages))
+                self.stderr.write(_("refused, nothing written: %(problems)s") % {"problems": "; ".join(messages)})
             raise SystemExit(1) from exc
         where = stored_name(curation.name, "")
         if o["output"]:
@@ -91,8 +92,8 @@ class Command(BaseCommand):
                                           "files": curation.files, "counts": curation.manifest["counts"]},
                                          sort_keys=True))
             return
-        verb = "wrote" if created else "unchanged (same name, same inputs, same data files):"
-        self.stdout.write(f"{verb} {where}")
+        self.stdout.write((_("wrote %(directory)s") if created else
+                           _("unchanged (same name, same inputs, same data files): %(directory)s")) % {"directory": where})
         for name, digest in sorted(curation.files.items()):
             self.stdout.write(f"  {digest}  {name}")
         self.stdout.write(json.dumps(curation.manifest["counts"], sort_keys=True))

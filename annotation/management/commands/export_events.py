@@ -11,6 +11,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils.translation import gettext as _
 
 from accounts.models import Role
 from accounts.roles import user_role
@@ -39,12 +40,12 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **o: Any) -> None:
         study = Study.objects.filter(pk=o["study"]).first()
         if study is None:
-            raise CommandError(f"--study: no study {o['study']}")
+            raise CommandError(_("--study: no study %(id)s") % {"id": o["study"]})
         admin = get_user_model().objects.filter(username=o["admin"]).first() if o["admin"] else None
         if o["admin"] and admin is None:
-            raise CommandError(f"--admin: no user {o['admin']!r}")
+            raise CommandError(_("--admin: no user %(name)r") % {"name": o["admin"]})
         if o["real_names"] and (admin is None or user_role(admin) != Role.ADMIN):
-            raise CommandError("--real-names: only an admin may export real names; name one with --admin")
+            raise CommandError(_("--real-names: only an admin may export real names; name one with --admin"))
         study_record_export(study=study, actor=admin, what="events", fmt=o["format"], real_names=o["real_names"],
                             via="command")
         records = event_records(study, real_names=o["real_names"])

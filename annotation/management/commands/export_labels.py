@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils.translation import gettext as _
 
 from annotation.models import Study
 from annotation.outcomes.audit import chain_head, head_header
@@ -38,11 +39,11 @@ class Command(BaseCommand):
         if o["study"] is not None:
             studies = list(Study.objects.filter(pk=o["study"]))
             if not studies:
-                raise CommandError(f"--study: no study {o['study']}")
+                raise CommandError(_("--study: no study %(id)s") % {"id": o["study"]})
         else:
             release = Release.objects.filter(pk=o["release"]).first()
             if release is None:
-                raise CommandError(f"--release: no release {o['release']}")
+                raise CommandError(_("--release: no release %(id)s") % {"id": o["release"]})
             studies = list(Study.objects.filter(items__revision__release=release).distinct().order_by("pk"))
         for study in studies:
             study_record_export(study=study, actor=None, what="labels", fmt=o["format"], via="command")
@@ -52,7 +53,7 @@ class Command(BaseCommand):
         self.stderr.write(f"Audit-Chain-Head: {head_header(heads)}")
         if o["format"] == "xlsx":
             if not o["output"]:
-                raise CommandError("--format xlsx needs --output FILE")
+                raise CommandError(_("--format xlsx needs --output FILE"))
             Path(o["output"]).write_bytes(labels_xlsx(rows, [study_effort(s) for s in studies], heads=heads))
             return
         lines = labels_csv(rows) if o["format"] == "csv" else labels_jsonl(rows)

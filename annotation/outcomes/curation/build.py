@@ -12,6 +12,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from annotation.models import Item, Study, TaskTarget
 from annotation.outcomes.audit import chain_head
@@ -53,22 +55,23 @@ def check_name(name: str) -> str:
     name = (name or "").strip()
     if not NAME_PATTERN.match(name):
         raise ValidationError({"name": [
-            "a curation name is 1-100 letters, digits, '.', '_' or '-', starting with a letter or digit "
-            "(e.g. v202601-reviewed)"]})
+            _("a curation name is 1-100 letters, digits, '.', '_' or '-', starting with a letter or digit "
+              "(e.g. v202601-reviewed)")]})
     return name
 
 
 def check_release(release: Release) -> None:
     if release.format not in exporters.WRITERS:
         raise ValidationError({"release": [
-            f"release {_name(release)} is a {release.get_format_display()} file; only case releases can be curated "
-            f"({', '.join(exporters.WRITERS)})"]})
+            _("release %(release)s is a %(format)s file; only case releases can be curated (%(formats)s)") % {
+                "release": _name(release), "format": release.get_format_display(),
+                "formats": ", ".join(exporters.WRITERS)}]})
 
 
 def check_studies(release: Release, studies: Sequence[Study]) -> None:
     """Every chosen study must review this release's revisions, and only them."""
     if not studies:
-        raise ValidationError({"studies": ["choose at least one study whose final labels to apply"]})
+        raise ValidationError({"studies": [_("choose at least one study whose final labels to apply")]})
     for study in studies:
         others = sorted({
             f"{dataset} {label}" for dataset, label in Item.objects.filter(study=study)
@@ -76,10 +79,12 @@ def check_studies(release: Release, studies: Sequence[Study]) -> None:
             .values_list("revision__release__dataset__name", "revision__release__label").distinct()
         })
         if others or not Item.objects.filter(study=study).exists():
-            found = ", ".join(others) if others else "no items"
+            found = ", ".join(others) if others else _("no items")
             raise ValidationError({"studies": [
-                f"study '{study.name}' (id {study.pk}) reviews {found}, not release {_name(release)} "
-                f"(id {release.pk}); curate each release with its own studies"]})
+                _("study '%(study)s' (id %(study_id)s) reviews %(found)s, not release %(release)s (id %(release_id)s); "
+                  "curate each release with its own studies") % {
+                    "study": study.name, "study_id": study.pk, "found": found, "release": _name(release),
+                    "release_id": release.pk}]})
 
 
 def check_resolved(outcomes: Sequence[FieldOutcome], studies: Sequence[Study]) -> None:
@@ -91,8 +96,11 @@ def check_resolved(outcomes: Sequence[FieldOutcome], studies: Sequence[Study]) -
     where = f"case '{first.case}' {first.task} {first.field_key or ''}".strip()
     items = len({o.item_id for o in unresolved})
     raise ValidationError({"resolved_only": [
-        f"resolved only: {len(unresolved)} field(s) of {items} item(s) have no final label (first: {where} "
-        f"in study '{names[first.study_id]}'); resolve them by inspection, or curate without 'resolved only'"]})
+        ngettext("resolved only: %(n)s field of %(items)s item(s) has no final label (first: %(where)s in study "
+                 "'%(study)s'); resolve it by inspection, or curate without 'resolved only'",
+                 "resolved only: %(n)s fields of %(items)s item(s) have no final label (first: %(where)s in study "
+                 "'%(study)s'); resolve them by inspection, or curate without 'resolved only'", len(unresolved))
+        % {"n": len(unresolved), "items": items, "where": where, "study": names[first.study_id]}]})
 
 
 def _stronger(old: ExportOutcome | None, new: ExportOutcome) -> ExportOutcome:

@@ -64,14 +64,14 @@ def calibration_mark(*, item: Item, actor: User, expected: dict[str, Any]) -> It
     cleaned = clean_entries(entries, fields, require_all=False)
     missing = [f.id for f in fields if not cleaned.get(f.id, {}).get("label")]
     if missing:
-        raise ValidationError({fid: f"{fid}: an expected label is required." for fid in missing})
+        raise ValidationError({fid: gettext("%(field)s: an expected label is required.") % {"field": fid} for fid in missing})
     # Locks the item: a claim must not give it out as an ordinary item while it becomes a calibration one.
     with transaction.atomic():
         locked = Item.objects.select_for_update().get(pk=item.pk)
         if locked.status not in (Item.Status.OPEN, Item.Status.CALIBRATION):
-            raise ConflictError("Only an open item can become a calibration item.")
+            raise ConflictError(gettext("Only an open item can become a calibration item."))
         if locked.status == Item.Status.OPEN and locked.assignments.exists():
-            raise ConflictError("This item has been given to raters; choose one nobody has rated.")
+            raise ConflictError(gettext("This item has been given to raters; choose one nobody has rated."))
         locked.status = Item.Status.CALIBRATION
         locked.expected = {fid: {"label": e["label"], "explanation": e["comment"]} for fid, e in cleaned.items()}
         locked.save(update_fields=["status", "expected"])
@@ -102,7 +102,7 @@ def calibration_import(*, study: Study, actor: User, rows: list[dict[str, Any]])
     """Mark items by key: rows of {"item": "<item key>", "expected": {field id: {label, explanation}}}."""
     check_can_manage_studies(actor, gettext("Only admins choose calibration items."))
     if not isinstance(rows, list):
-        raise ValidationError({"rows": "rows: expected a list of {item, expected}."})
+        raise ValidationError({"rows": gettext("rows: expected a list of {item, expected}.")})
     items = {i.key: i for i in study.items.select_related("study")}
     # One transaction (savepoints inside): a file marks all its items or none.
     with transaction.atomic():
@@ -111,7 +111,7 @@ def calibration_import(*, study: Study, actor: User, rows: list[dict[str, Any]])
                 raise ValidationError({"rows": f'row {n}: expected an object {{"item": ..., "expected": {{...}}}}.'})
             item = items.get(str(row.get("item", "")))
             if item is None:
-                raise ValidationError({"rows": f"row {n}: no item {row.get('item')!r} in this study."})
+                raise ValidationError({"rows": gettext("row %(n)s: no item %(item)r in this study.") % {"n": n, "item": row.get("item")}})
             calibration_mark(item=item, actor=actor, expected=row.get("expected") or {})
     return len(rows)
 

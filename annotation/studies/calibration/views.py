@@ -134,7 +134,7 @@ def calibration_admit(request: HttpRequest, pk: int) -> HttpResponse:
     rater = get_user_model().objects.filter(pk=int(raw)).first() if raw.isdigit() else None
     try:
         if rater is None:
-            raise ValidationError("Choose a rater.")
+            raise ValidationError(_("Choose a rater."))
         rater_admit(study=study, rater=rater, actor=request.user, reason=request.POST.get("reason", "").strip())
     except ValidationError as exc:
         for message in exc.messages:

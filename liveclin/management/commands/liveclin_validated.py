@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from cases.models import Release
 from liveclin.quality.export import validated_export
@@ -31,7 +33,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         release = Release.objects.filter(pk=options["release"]).first()
         if release is None:
-            raise CommandError(f"No release {options['release']}.")
+            raise CommandError(_("No release %(id)s.") % {"id": options["release"]})
         review = release_review(release)
         if options["report"]:
             self._write(options, (json.dumps(quality_report(review.sets), ensure_ascii=False, indent=2) + "\n").encode())
@@ -42,8 +44,9 @@ class Command(BaseCommand):
             manifest = options["manifest"] or options["output"].with_name(options["output"].name + ".manifest.json")
             manifest.write_text(json.dumps(export.manifest, ensure_ascii=False, indent=2, sort_keys=True) + "\n",
                                 encoding="utf-8")
-            self.stderr.write(f"{export.sets} validated question set(s) written to {options['output']}; "
-                              f"manifest {manifest}")
+            self.stderr.write(ngettext("%(n)s validated question set written to %(output)s; manifest %(manifest)s",
+                                       "%(n)s validated question sets written to %(output)s; manifest %(manifest)s",
+                                       export.sets) % {"n": export.sets, "output": options["output"], "manifest": manifest})
 
     def _write(self, options: dict[str, Any], data: bytes) -> None:
         if options["output"]:

@@ -166,7 +166,9 @@ def test_it_shows_an_items_history_to_the_studys_inspectors_and_admins_only(revi
     page = client.get(url)
     assert page.status_code == 200
     text = page.content.decode()
-    assert "Adjudicated" in text and "inspector" in text and "physician_a = 1" in text
+    # Labels read as their scale names them (issue 23), raters' names tagged with their language.
+    assert "Adjudicated" in text and "the inspector&#x27;s label" in text
+    assert '<span lang="en">physician_a</span> = Good' in text
     for user in (researcher, physician_a):
         client.force_login(user)
         assert client.get(url).status_code == 404

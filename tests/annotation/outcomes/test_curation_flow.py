@@ -153,7 +153,7 @@ def test_it_resolved_only_refuses_a_study_with_unresolved_items(admin, physician
         build_curation(name="strict", release=release, studies=[study], rules=CurationRules(resolved_only=True),
                        history_url=history)
     message = refused.value.message_dict["resolved_only"][0]
-    assert message.startswith("resolved only: 1 field(s) of 1 item(s) have no final label (first: case '109002500'")
+    assert message.startswith("resolved only: 1 field of 1 item(s) has no final label (first: case '109002500'")
     # Without "resolved only" the unresolved criterion is kept and reported.
     built = build_curation(name="lenient", release=release, studies=[study], rules=CurationRules(),
                            history_url=history)

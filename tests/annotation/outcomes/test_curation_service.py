@@ -121,7 +121,7 @@ def test_the_command_curates_and_refuses_with_exit_status_1(lmb, admin, physicia
         call_command("curate_release", "v1-strict", "--release", str(release.pk), "--studies", str(strict.pk),
                      "--admin", "admin", "--resolved-only", stderr=err)
     assert exit_.value.code == 1
-    assert err.getvalue().startswith("refused, nothing written: resolved only: 15 field(s) of 3 item(s)")
+    assert err.getvalue().startswith("refused, nothing written: resolved only: 15 fields of 3 item(s)")
     assert stored("v1-strict") == {}
 
 
@@ -152,7 +152,7 @@ def test_the_page_refuses_with_a_message_and_non_admins_cannot_curate(lmb, clien
     page = client.post(reverse("annotation:curation_list"), {
         "name": "strict", "release": release.pk, "studies": [unfinished.pk], "resolved_only": "on"}, follow=True)
     assert page.status_code == 200 and not Curation.objects.exists()
-    assert "Refused, nothing written: resolved only: 15 field(s) of 3 item(s)" in page.content.decode()
+    assert "Refused, nothing written: resolved only: 15 fields of 3 item(s)" in page.content.decode()
     client.force_login(researcher)
     assert client.get(reverse("annotation:curation_list")).status_code == 403
     client.force_login(inspector)
