@@ -22,7 +22,7 @@ def sync(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0013_issue20_set_rejection_and_judge_pins'),
+        ('annotation', '0014_issue22_audit_chain_key'),
     ]
 
     operations = [
