@@ -190,7 +190,7 @@ def test_a_calibration_round_gates_a_new_rater(live_server, new_page, admin, phy
     expect(page.locator(".calibration-feedback")).to_contain_text("Age, timeline and a clear question")
     expect(page.locator(".calibration-feedback")).to_contain_text("different")
     page.locator(".calibration-feedback button.primary").click()
-    expect(page.locator("main")).to_contain_text("Nothing left to rate")  # not admitted yet
+    expect(page.locator("main")).to_contain_text("Waiting for admission")  # not admitted yet (issue 24: said "Nothing left")
     assert Assignment.objects.filter(rater=physician_a).count() == 1
     rater_admit(study=study, rater=physician_a, actor=admin)
     page.goto(f"{live_server.url}/review/")
