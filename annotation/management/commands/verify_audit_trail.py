@@ -92,6 +92,10 @@ def verify_database(study_ids: list[int] | None, *, keys: dict[str, bytes], grac
             check_event(record, 0, result, keys=keys, grace=grace)
         head = AuditChainHead.objects.filter(study_id=study_id).first()
         last = result.heads.get(study_id)
+        if keys and head is not None and head.sealed_at is not None and not result._state[study_id].keyed:
+            # Sealed since the key (the head has a seal time) yet no keyed event: rewritten in the old format.
+            result.problems.append(Problem(0, f"study {study_id}: its head was sealed with a key but none of its "
+                                              "events is keyed (the chain was rewritten without the key)"))
         if head is not None and last is not None and (head.seq, head.hash) != (result.studies.get(study_id), last):
             result.problems.append(Problem(0, f"study {study_id}: the chain ends at event {result.studies.get(study_id)}"
                                               f" but its head says {head.seq}"))

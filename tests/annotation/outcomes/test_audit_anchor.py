@@ -371,3 +371,21 @@ def test_it_says_so_when_an_export_meets_a_broken_chain(reviewed, admin, client)
 def client_for(client, user):
     client.force_login(user)
     return client
+
+
+def test_it_reports_a_chain_rewritten_without_the_key(reviewed) -> None:
+    if connection.vendor == "postgresql":
+        pytest.skip("PostgreSQL's triggers refuse the rewrite outright")
+    # Every event rewritten in the format of before the key, re-hashed with plain SHA-256.
+    previous = "0" * 64
+    for event in ReviewEvent.objects.filter(study=reviewed).order_by("seq"):
+        fields = {"study": event.study_id, "seq": event.seq, "item": event.item_id, "assignment": event.assignment_id,
+                  "actor": event.actor_pseudonym or None, "kind": event.kind, "reason": event.reason,
+                  "data": event.data, "created_at": timestamp(event.created_at)}
+        digest = event_hash(fields, previous)
+        raw("UPDATE annotation_reviewevent SET sealed_at = NULL, key_id = '', prev_hash = %s, hash = %s WHERE id = %s",
+            [previous, digest, event.pk])
+        previous = digest
+    raw("UPDATE annotation_auditchainhead SET hash = %s WHERE study_id = %s", [previous, reviewed.pk])
+    code, out = verify("--db")
+    assert code == 1 and "its head was sealed with a key but none of its events is keyed" in out
