@@ -14,6 +14,7 @@ from annotation.models import ItemKind, StudyMember, TaskType
 from annotation.models.translated import TextDisplay
 from annotation.studies.setup import CURRENCIES, tasks_for_kind
 from cases.models import Dataset, Difficulty, Register, Release
+from medreview.i18n.widgets import UserTextSelect
 from medreview.text import split_values
 
 
@@ -46,10 +47,10 @@ class SelectionForm(forms.Form):
     kind = forms.ChoiceField(choices=ItemKind.choices, initial=ItemKind.CASE, label=_("Items are"))
     dataset = forms.ModelChoiceField(
         queryset=Dataset.objects.all(), required=False, to_field_name="name", empty_label=_("Any dataset"),
-        label=_("Dataset"),
+        label=_("Dataset"), widget=UserTextSelect,
     )
     # Picked from the imported releases (of the chosen dataset): a typed label once matched nothing.
-    release_label = forms.ChoiceField(required=False, label=_("Release"))
+    release_label = forms.ChoiceField(required=False, label=_("Release"), widget=UserTextSelect)
     model_names = forms.CharField(
         required=False, label=_("Models (comma-separated)"), help_text=_("For response and pair items.")
     )
