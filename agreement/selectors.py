@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 from django.db import connections
-from django.db.models import Case, CharField, F, Q, QuerySet, Value, When
+from django.db.models import BooleanField, Case, CharField, F, Q, QuerySet, Value, When
 from django.db.models.functions import Cast, Concat
 
 from accounts.models import Profile
@@ -536,10 +536,18 @@ def study_models(study_id: int) -> list[str]:
     )
 
 
-def raw_label_rows(selection: Selection) -> QuerySet:
-    """All rounds of every rating in the selection, for the long-format export."""
+def raw_label_rows(selection: Selection, *, calibration: bool = False) -> QuerySet:
+    """All rounds of every rating in the selection, for the long-format export.
+
+    Calibration items' ratings (round 0, known answers newcomers rate before a study) are left out
+    unless `calibration` is asked for, and the last column says whether a row is one (issue 21), so
+    they never mix into a researcher's figures unnoticed."""
+    qs = ratings_queryset(selection, round_=None)
+    if not calibration:
+        qs = qs.exclude(assignment__item__status=Item.Status.CALIBRATION)
     return (
-        ratings_queryset(selection, round_=None)
+        qs.annotate(is_calibration=Case(When(assignment__item__status=Item.Status.CALIBRATION, then=Value(True)),
+                                        default=Value(False), output_field=BooleanField()))
         .order_by("assignment__item_id", "task__slug", "field_key", "assignment__rater_id", "round")
         .values_list(
             "assignment__item__study_id",
@@ -556,11 +564,12 @@ def raw_label_rows(selection: Selection) -> QuerySet:
             "label",
             "seconds_spent",
             "created_at",
+            "is_calibration",
         )
     )
 
 
 RAW_LABEL_COLUMNS = (
     "study", "item", "item_key", "case", "model", "task", "field", "criterion", "mcq",
-    "rater", "round", "label", "seconds_spent", "created_at",
+    "rater", "round", "label", "seconds_spent", "created_at", "calibration",
 )

@@ -194,8 +194,11 @@ def release_chart(request: HttpRequest, pk: int, key: str) -> HttpResponse:
     return _chart(ReportFilterForm(request.GET), {"release_id": release.pk}, key)
 
 
-def _labels_response(selection: Selection, name: str) -> StreamingHttpResponse:
-    response = StreamingHttpResponse(exports.raw_labels_lines(selection), content_type="text/csv; charset=utf-8")
+def _labels_response(selection: Selection, name: str, request: HttpRequest) -> StreamingHttpResponse:
+    # ?calibration=1: calibration items' ratings too, marked calibration=True (left out by default).
+    calibration = request.GET.get("calibration", "").lower() in ("1", "true", "yes")
+    response = StreamingHttpResponse(exports.raw_labels_lines(selection, calibration=calibration),
+                                     content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response
 
@@ -203,13 +206,13 @@ def _labels_response(selection: Selection, name: str) -> StreamingHttpResponse:
 @require_http_methods(["GET"])
 def study_labels(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     study = access_study_for_report(request.user, pk)
-    return _labels_response(Selection(study_id=study.pk), f"labels-study{study.pk}.csv")
+    return _labels_response(Selection(study_id=study.pk), f"labels-study{study.pk}.csv", request)
 
 
 @require_http_methods(["GET"])
 def release_labels(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     release = access_release_for_report(request.user, pk)
-    return _labels_response(Selection(release_id=release.pk), f"labels-release{release.pk}.csv")
+    return _labels_response(Selection(release_id=release.pk), f"labels-release{release.pk}.csv", request)
 
 
 # The translation-consistency report page of a study (LiveClin Appendix H; docs/i18n.md).
