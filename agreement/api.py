@@ -116,12 +116,19 @@ class ReleaseReportPDFAPI(APIView):
 class StudyLabelsAPI(APIView):
     permission_classes = PERMISSIONS
 
-    @extend_schema(responses={(200, "text/csv"): OpenApiResponse(OpenApiTypes.STR)},
-                   summary="Raw labels of a study in long format, all rounds, raters by pseudonym")
+    @extend_schema(
+        parameters=[OpenApiParameter(
+            "calibration", str, OpenApiParameter.QUERY, enum=["1"],
+            description="1: include calibration items' labels (round 0), each row marked calibration=True; "
+                        "left out by default")],
+        responses={(200, "text/csv"): OpenApiResponse(OpenApiTypes.STR)},
+        summary="Raw labels of a study in long format, all rounds, raters by pseudonym")
     def get(self, request: Request, pk: int) -> StreamingHttpResponse:
         study = access_study_for_report(request.user, pk)
+        calibration = (request.query_params.get("calibration") or "").lower() in ("1", "true", "yes")
         response = StreamingHttpResponse(exports.raw_labels_lines(
-            Selection(study_id=study.pk), hidden_items=access_item_ids_blinded_for_export(request.user, [study.pk])),
+            Selection(study_id=study.pk), hidden_items=access_item_ids_blinded_for_export(request.user, [study.pk]),
+            calibration=calibration),
                                          content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="labels-study{study.pk}.csv"'
         response[HEAD_HEADER] = head_header([chain_head(study)])

@@ -498,13 +498,16 @@ class _Echo:
         return value
 
 
-def raw_labels_lines(selection: Selection, *, hidden_items: frozenset[int] = frozenset()) -> Iterator[str]:
-    """CSV lines of every rating in the selection, all rounds, raters by pseudonym only."""
+def raw_labels_lines(selection: Selection, *, hidden_items: frozenset[int] = frozenset(),
+                     calibration: bool = False) -> Iterator[str]:
+    """CSV lines of every rating in the selection, all rounds, raters by pseudonym only; calibration
+    items' ratings only when asked for, marked calibration=True."""
     writer = csv.writer(_Echo())
     yield writer.writerow(RAW_LABEL_COLUMNS)
-    for row in raw_label_rows(selection, hidden_items=hidden_items).iterator(chunk_size=5000):
+    created = RAW_LABEL_COLUMNS.index("created_at")
+    for row in raw_label_rows(selection, hidden_items=hidden_items, calibration=calibration).iterator(chunk_size=5000):
         values = list(row)
-        values[-1] = values[-1].isoformat() if values[-1] else ""
+        values[created] = values[created].isoformat() if values[created] else ""
         yield writer.writerow(["" if v is None else _csv_text(v) for v in values])
 
 

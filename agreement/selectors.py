@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 from django.db import connections
-from django.db.models import Case, CharField, F, Q, QuerySet, Value, When
+from django.db.models import BooleanField, Case, CharField, F, Q, QuerySet, Value, When
 from django.db.models.functions import Cast, Concat
 
 from accounts.models import Profile
@@ -546,11 +546,20 @@ def study_models(study_id: int) -> list[str]:
     )
 
 
-def raw_label_rows(selection: Selection, *, hidden_items: frozenset[int] = frozenset()) -> QuerySet:
+def raw_label_rows(selection: Selection, *, hidden_items: frozenset[int] = frozenset(),
+                   calibration: bool = False) -> QuerySet:
     """All rounds of every rating in the selection, for the long-format export, less the items the
-    reader may not see yet (`annotation.access.access_item_ids_blinded_for_export`)."""
+    reader may not see yet (`annotation.access.access_item_ids_blinded_for_export`).
+
+    Calibration items' ratings (round 0, known answers newcomers rate before a study) are left out
+    unless `calibration` is asked for, and the last column says whether a row is one (issue 21), so
+    they never mix into a researcher's figures unnoticed."""
+    qs = ratings_queryset(selection, round_=None).exclude(assignment__item_id__in=hidden_items)
+    if not calibration:
+        qs = qs.exclude(assignment__item__status=Item.Status.CALIBRATION)
     return (
-        ratings_queryset(selection, round_=None).exclude(assignment__item_id__in=hidden_items)
+        qs.annotate(is_calibration=Case(When(assignment__item__status=Item.Status.CALIBRATION, then=Value(True)),
+                                        default=Value(False), output_field=BooleanField()))
         .order_by("assignment__item_id", "task__slug", "field_key", "assignment__rater_id", "round")
         .values_list(
             "assignment__item__study_id",
@@ -567,11 +576,12 @@ def raw_label_rows(selection: Selection, *, hidden_items: frozenset[int] = froze
             "label",
             "seconds_spent",
             "created_at",
+            "is_calibration",
         )
     )
 
 
 RAW_LABEL_COLUMNS = (
     "study", "item", "item_key", "case", "model", "task", "field", "criterion", "mcq",
-    "rater", "round", "label", "seconds_spent", "created_at",
+    "rater", "round", "label", "seconds_spent", "created_at", "calibration",
 )

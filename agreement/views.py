@@ -204,8 +204,11 @@ def _studies_of(selection: Selection) -> QuerySet[Study]:
 
 
 def _labels_response(request: HttpRequest, selection: Selection, name: str) -> StreamingHttpResponse:
-    # Items the reader still rates while open stay out (issue 22: an admin may rate too).
-    lines = exports.raw_labels_lines(selection, hidden_items=access_item_ids_blinded_for_export(request.user))
+    # Items the reader still rates while open stay out (issue 22: an admin may rate too);
+    # ?calibration=1: calibration items' ratings too, marked calibration=True (left out by default).
+    calibration = request.GET.get("calibration", "").lower() in ("1", "true", "yes")
+    lines = exports.raw_labels_lines(selection, hidden_items=access_item_ids_blinded_for_export(request.user),
+                                     calibration=calibration)
     response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
     response[HEAD_HEADER] = head_header([chain_head(s) for s in _studies_of(selection)])
     response["Content-Disposition"] = f'attachment; filename="{name}"'

@@ -78,3 +78,16 @@ def test_it_documents_the_parameter_in_the_schema(client, admin):
     login(client, admin)
     schema = client.get("/api/schema/?format=json").content.decode()
     assert "include calibration items' labels" in schema
+
+
+def test_it_keeps_calibration_out_of_the_raw_labels_export_unless_asked(client, study, admin):
+    """The agreement report's raw labels export (all rounds) is where round 0 mixed in (issue 21)."""
+    login(client, admin)
+    url = reverse("agreement:study_labels", args=[study.pk])
+    plain = _csv_rows(b"".join(client.get(url).streaming_content).decode())
+    assert plain and {r["calibration"] for r in plain} == {"False"} and "0" not in {r["round"] for r in plain}
+    every = _csv_rows(b"".join(client.get(url + "?calibration=1").streaming_content).decode())
+    marked = [r for r in every if r["calibration"] == "True"]
+    assert marked and {r["round"] for r in marked} == {"0"}
+    api = api_client_for(admin).get(reverse("agreement_api:study_labels", args=[study.pk]))
+    assert "True" not in {r["calibration"] for r in _csv_rows(b"".join(api.streaming_content).decode())}
