@@ -131,7 +131,8 @@ def last_editable_submission(*, study: Study, rater: User, now: datetime | None 
     """The rater's most recent submission in `study` they may still change (the `u` undo), or None."""
     last = (
         Assignment.objects.filter(item__study=study, rater=rater, state=Assignment.State.SUBMITTED, round=1)
-        .select_related("item", "item__study")
+        # The undo bar names the item by its title (case id), read from the revision's case.
+        .select_related("item", "item__study", "item__revision__case")
         .order_by("-submitted_at", "-pk")
         .first()
     )
