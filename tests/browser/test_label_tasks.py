@@ -34,9 +34,11 @@ def pick_by_keyboard(page, level: int, search: str, expected: str) -> None:
 
 def test_it_completes_a_blind_assignment_by_keyboard(live_server, new_page, admin, physician_a):
     task = assignment_task(admin, [physician_a])
+    # Every row the test needs is read before the browser acts: SQLite's in-memory test database
+    # answers "table is locked" to a read while the live server's request holds a write.
+    first, second = task.units.order_by("order")[:2]
     page = new_page()
     open_first_unit(page, live_server, task)
-    first = task.units.get(order=1)
     assert page.url.endswith(f"/review/labels/units/{first.pk}/")
     page.focus("#search1")
     pick_by_keyboard(page, 1, "Neoplasms", "Neoplasms")
@@ -47,7 +49,7 @@ def test_it_completes_a_blind_assignment_by_keyboard(live_server, new_page, admi
     expect(page.locator("#submit-label")).to_be_focused()
     assert not LabelAnswer.objects.exists()  # nothing stored before the button
     page.keyboard.press("Enter")
-    page.wait_for_url(re.compile(rf"/review/labels/units/{task.units.get(order=2).pk}/$"))
+    page.wait_for_url(re.compile(rf"/review/labels/units/{second.pk}/$"))
     answer = LabelAnswer.objects.get(unit=first)
     assert (answer.node.code, answer.node.parent.code, answer.node.parent.parent.code) == ("C41", "C40-C41", "2")
     assert answer.seconds is not None
@@ -55,6 +57,7 @@ def test_it_completes_a_blind_assignment_by_keyboard(live_server, new_page, admi
 
 def test_it_completes_a_blind_assignment_by_touch_on_a_phone(live_server, chromium, admin, physician_a):
     task = assignment_task(admin, [physician_a])
+    first, second = task.units.order_by("order")[:2]
     context = chromium.new_context(**PHONE)
     page = context.new_page()
     try:
@@ -66,8 +69,8 @@ def test_it_completes_a_blind_assignment_by_touch_on_a_phone(live_server, chromi
             expect(page.locator(f"#level{level} option")).to_have_count(1)  # the search has filtered the list
             page.select_option(f"#level{level}", value=option.get_attribute("value"))
         page.tap("#submit-label")
-        page.wait_for_url(re.compile(rf"/review/labels/units/{task.units.get(order=2).pk}/$"))
-        answer = LabelAnswer.objects.get(unit=task.units.get(order=1))
+        page.wait_for_url(re.compile(rf"/review/labels/units/{second.pk}/$"))
+        answer = LabelAnswer.objects.get(unit=first)
         assert answer.node.code == "G08"
     finally:
         context.close()
@@ -76,16 +79,15 @@ def test_it_completes_a_blind_assignment_by_touch_on_a_phone(live_server, chromi
 def test_it_marks_an_audit_item_correct_by_keyboard_and_corrects_one_by_touch(live_server, new_page, chromium, admin,
                                                                               physician_a):
     task = audit_task(admin, [physician_a])
+    first, second, third = task.units.select_related("ai_label").order_by("order")[:3]
     page = new_page()
     open_first_unit(page, live_server, task)
-    first = task.units.get(order=1)
     expect(page.locator("#ai-label")).to_contain_text(first.ai_label.value)
     page.locator("h1").click()  # focus on the page, not in a field
     page.keyboard.press("c")
     expect(page.locator("#verdict-correct")).to_be_checked()
     expect(page.locator("#submit-label")).to_be_focused()
     page.keyboard.press("Enter")
-    second = task.units.get(order=2)
     page.wait_for_url(re.compile(rf"/review/labels/units/{second.pk}/$"))
     assert LabelAnswer.objects.get(unit=first).verdict == "correct"
 
@@ -98,7 +100,7 @@ def test_it_marks_an_audit_item_correct_by_keyboard_and_corrects_one_by_touch(li
         phone.tap("#value")
         phone.keyboard.type("Table of Complete Blood Count")
         phone.tap("#submit-label")
-        phone.wait_for_url(re.compile(rf"/review/labels/units/{task.units.get(order=3).pk}/$"))
+        phone.wait_for_url(re.compile(rf"/review/labels/units/{third.pk}/$"))
         answer = LabelAnswer.objects.get(unit=second)
         assert (answer.verdict, answer.value) == ("edited", "Table of Complete Blood Count")
     finally:
