@@ -13,6 +13,7 @@ from tests.conftest import PASSWORD
 from tests.liveclin.labelling.builders import assignment_task, audit_task
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+SIDEWAYS = "document.documentElement.scrollWidth - document.documentElement.clientWidth"
 PHONE = {"viewport": {"width": 360, "height": 740}, "has_touch": True, "is_mobile": True, "locale": "en-US"}
 
 
@@ -124,7 +125,7 @@ def test_the_label_pages_pass_axe_at_360_px(live_server, chromium, admin, physic
         for path in ("/review/labels/", f"/review/labels/units/{assignment.units.get(order=1).pk}/",
                      f"/review/labels/units/{assignment.units.get(order=2).pk}/"):
             page.goto(live_server.url + path)
-            found[path] = blocking_violations(page)
+            found[path] = blocking_violations(page) + [f"{px}px sideways" for px in [page.evaluate(SIDEWAYS)] if px > 0]
         page.goto(f"{live_server.url}/review/labels/units/{assignment.units.get(order=1).pk}/")
         page.tap("#search1")
         page.keyboard.type("Neoplasms")
@@ -135,7 +136,7 @@ def test_the_label_pages_pass_axe_at_360_px(live_server, chromium, admin, physic
         sign_in(page, live_server, "admin", PASSWORD)
         for path in (f"/review/labels/{assignment.pk}/report/", f"/review/labels/{assignment.pk}/inspection/"):
             page.goto(live_server.url + path)
-            found[path] = blocking_violations(page)
+            found[path] = blocking_violations(page) + [f"{px}px sideways" for px in [page.evaluate(SIDEWAYS)] if px > 0]
         assert found == {k: [] for k in found}
     finally:
         context.close()
@@ -159,7 +160,7 @@ def test_the_audit_and_consolidation_pages_pass_axe_at_360_px(live_server, chrom
         for path in [f"/review/labels/units/{u.pk}/" for u in task.units.order_by("order")[:2]] + [
                 f"/review/consolidations/{consolidation.pk}/", f"/review/consolidations/{consolidation.pk}/report/"]:
             page.goto(live_server.url + path)
-            found[path] = blocking_violations(page)
+            found[path] = blocking_violations(page) + [f"{px}px sideways" for px in [page.evaluate(SIDEWAYS)] if px > 0]
         assert found == {k: [] for k in found}
     finally:
         context.close()
