@@ -21,7 +21,7 @@ from medreview.drf import TokenFirstAPIView
 class ReviewInSerializer(serializers.Serializer):
     label = serializers.CharField(max_length=500)
     action = serializers.ChoiceField(choices=ConsolidationReview.Action.values)
-    category = serializers.IntegerField(required=False, allow_null=True, default=None,
+    category = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1, max_value=2**31 - 1,
                                         help_text="A move: the intermediate category's id")
     reason = serializers.CharField(required=False, allow_blank=True, default="")
 

@@ -7,7 +7,7 @@ from rest_framework import serializers
 
 
 class AnswerInSerializer(serializers.Serializer):
-    path = serializers.ListField(child=serializers.IntegerField(min_value=1), required=False, default=list,
+    path = serializers.ListField(child=serializers.IntegerField(min_value=1, max_value=2**31 - 1), max_length=10, required=False, default=list,
                                  help_text="Assignment: the node ids picked, level 1 first")
     verdict = serializers.ChoiceField(choices=["correct", "edited"], required=False, allow_blank=True, default="",
                                       help_text="Audit: correct, or edited with `value`")
@@ -17,7 +17,7 @@ class AnswerInSerializer(serializers.Serializer):
 
 
 class DecisionInSerializer(serializers.Serializer):
-    path = serializers.ListField(child=serializers.IntegerField(min_value=1), required=False, default=list)
+    path = serializers.ListField(child=serializers.IntegerField(min_value=1, max_value=2**31 - 1), max_length=10, required=False, default=list)
     verdict = serializers.ChoiceField(choices=["correct", "edited"], required=False, allow_blank=True, default="")
     value = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
     reason = serializers.CharField(allow_blank=False)
