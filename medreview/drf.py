@@ -21,9 +21,8 @@ from rest_framework import status
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.exceptions import AuthenticationFailed, NotAuthenticated, Throttled, ValidationError
 from rest_framework.response import Response
-from rest_framework.views import APIView
+from rest_framework.views import APIView, set_rollback
 from rest_framework.views import exception_handler as drf_exception_handler
-from rest_framework.views import set_rollback
 
 from medreview.authentication import ProfileTokenAuthentication
 from medreview.errors import BUSY_RETRY_AFTER_SECONDS, ConflictError, is_database_busy
