@@ -92,7 +92,7 @@ def report_or_validation_errors(component: str) -> dict[str, Any]:
     return {"anyOf": [{"$ref": f"#/components/schemas/{component}"}, VALIDATION_ERROR_SCHEMA]}
 
 
-#: The body of every 401, 403, 404, 409 and 429 answer.
+#: The body of every 401, 403, 404, 409, 429 and 503 answer.
 ERROR_SCHEMA = {
     "type": "object",
     "properties": {"detail": {"type": "string", "description": "What went wrong, in words"}},
@@ -123,4 +123,10 @@ def document_error_responses(result: dict[str, Any], generator: Any, request: An
                 responses.setdefault(code, {"description": description, "content": body})
             responses["429"].setdefault("headers", {"Retry-After": {
                 "description": "Seconds until the client may try again", "schema": {"type": "integer"}}})
+            if method != "get":  # a write the busy database refused stored nothing (exception_handler)
+                responses.setdefault("503", {
+                    "description": "The database was busy (SQLite's lock outlived the busy timeout): nothing "
+                                   "was stored; send the same request again after Retry-After seconds",
+                    "content": body, "headers": {"Retry-After": {
+                        "description": "Seconds until the client may try again", "schema": {"type": "integer"}}}})
     return result
