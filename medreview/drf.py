@@ -2,26 +2,33 @@
 
 Body shapes, the same in every app:
 - 400: DRF's validation shape, ``{"<field>": ["message", ...]}`` or ``{"non_field_errors": [...]}``;
-- 401, 403, 404, 409, 429: ``{"detail": "message"}`` (the `Error` schema every operation documents).
+- 401, 403, 404, 409, 429: ``{"detail": "message"}`` (the `Error` schema every operation documents);
+- 503 with Retry-After, ``{"detail": "message"}``: the database was busy (SQLite's "database is
+  locked"); the service's transaction stored nothing and the same request may be sent again.
 
 Authentication errors count against the anonymous rate (API_THROTTLE_ANON): DRF authenticates and
 checks permissions before its throttles, so a client guessing tokens would otherwise get 401 for
 ever and never 429.
 """
 
+import logging
 from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import OperationalError
+from django.utils.translation import gettext as _
 from rest_framework import status
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.exceptions import AuthenticationFailed, NotAuthenticated, Throttled, ValidationError
 from rest_framework.response import Response
-from rest_framework.views import APIView
+from rest_framework.views import APIView, set_rollback
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from medreview.authentication import ProfileTokenAuthentication
-from medreview.errors import ConflictError
+from medreview.errors import BUSY_RETRY_AFTER_SECONDS, ConflictError, is_database_busy
 from medreview.throttling import AnonThrottle
+
+logger = logging.getLogger(__name__)
 
 
 def _anonymous_failure_wait(context: dict[str, Any]) -> float | None:
@@ -46,12 +53,29 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         wait = _anonymous_failure_wait(context)
         if wait is not None:
             exc = Throttled(wait)
+    if isinstance(exc, OperationalError) and is_database_busy(exc):
+        return _busy_database(exc, context)
     if isinstance(exc, ConflictError):
         return Response({"detail": " ".join(exc.messages)}, status=status.HTTP_409_CONFLICT)
     if isinstance(exc, DjangoValidationError):
         detail = exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}
         exc = ValidationError(detail)
     return drf_exception_handler(exc, context)
+
+
+def _busy_database(exc: OperationalError, context: dict[str, Any]) -> Response:
+    """503 with Retry-After: a lock outlived the busy timeout. The write's transaction has rolled
+    back, so the client keeps its labels and sends the same request again."""
+    request = context.get("request")
+    logger.warning("busy database on %s: %s", getattr(request, "path", "?"), exc)
+    set_rollback()
+    response = Response(
+        {"detail": _("The database is busy: nothing was stored. Keep your labels and try again in a moment.")},
+        status=status.HTTP_503_SERVICE_UNAVAILABLE,
+    )
+    response["Retry-After"] = str(BUSY_RETRY_AFTER_SECONDS)
+    response["Cache-Control"] = "no-store"
+    return response
 
 
 #: The 400 body of a refused request parameter: {"field": ["message", ...]} (or nested for lists).
@@ -68,7 +92,7 @@ def report_or_validation_errors(component: str) -> dict[str, Any]:
     return {"anyOf": [{"$ref": f"#/components/schemas/{component}"}, VALIDATION_ERROR_SCHEMA]}
 
 
-#: The body of every 401, 403, 404, 409 and 429 answer.
+#: The body of every 401, 403, 404, 409, 429 and 503 answer.
 ERROR_SCHEMA = {
     "type": "object",
     "properties": {"detail": {"type": "string", "description": "What went wrong, in words"}},
@@ -99,4 +123,10 @@ def document_error_responses(result: dict[str, Any], generator: Any, request: An
                 responses.setdefault(code, {"description": description, "content": body})
             responses["429"].setdefault("headers", {"Retry-After": {
                 "description": "Seconds until the client may try again", "schema": {"type": "integer"}}})
+            if method != "get":  # a write the busy database refused stored nothing (exception_handler)
+                responses.setdefault("503", {
+                    "description": "The database was busy (SQLite's lock outlived the busy timeout): nothing "
+                                   "was stored; send the same request again after Retry-After seconds",
+                    "content": body, "headers": {"Retry-After": {
+                        "description": "Seconds until the client may try again", "schema": {"type": "integer"}}}})
     return result

@@ -4,7 +4,8 @@ SQLite (the quick start's database) lets one writer at a time; with WAL, IMMEDIA
 a busy timeout (medreview/settings) a writer waits its turn, but a lock held longer than the
 timeout still raises OperationalError. On the rating screen that must never replace the form with
 the error page: the draft save answers JSON and the submit a short page, both 503 with Retry-After,
-and static/js/rating.js keeps the labels and retries.
+and static/js/rating.js keeps the labels and retries. The review API answers the same 503 from
+medreview.drf.exception_handler; both use medreview.errors.is_database_busy.
 """
 
 from __future__ import annotations
@@ -18,17 +19,11 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
 
+from medreview.errors import BUSY_RETRY_AFTER_SECONDS, is_database_busy
+
 logger = logging.getLogger(__name__)
 
-RETRY_AFTER_SECONDS = 1
-
 View = Callable[..., HttpResponse]
-
-
-def is_busy(exc: OperationalError) -> bool:
-    """SQLite's "database is locked" / "database table is locked", or a lock wait that timed out."""
-    text = str(exc).lower()
-    return "locked" in text or "busy" in text or "lock timeout" in text
 
 
 def answers_busy_database(*, json: bool) -> Callable[[View], View]:
@@ -40,7 +35,7 @@ def answers_busy_database(*, json: bool) -> Callable[[View], View]:
             try:
                 return view(request, *args, **kwargs)
             except OperationalError as exc:
-                if not is_busy(exc):
+                if not is_database_busy(exc):
                     raise
                 logger.warning("busy database on %s: %s", request.path, exc)
                 message = _("The database is busy: not submitted, your labels are kept. Trying again…")
@@ -51,7 +46,7 @@ def answers_busy_database(*, json: bool) -> Callable[[View], View]:
                         status=503)
                 else:
                     response = render(request, "rating/busy.html", {"message": message}, status=503)
-                response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+                response["Retry-After"] = str(BUSY_RETRY_AFTER_SECONDS)
                 response["Cache-Control"] = "no-store"
                 return response
 

@@ -3,7 +3,9 @@
 from typing import Any
 
 from django import template
+from django.utils.formats import number_format
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from accounts.roles import rank_name
 from medreview.text.safe_html import http_url, markdown_to_safe_html
@@ -68,6 +70,15 @@ def seconds(value: Any) -> str:
     if minutes:
         return _("%(minutes)s min %(seconds)s s") % {"minutes": minutes, "seconds": f"{secs:02d}"}
     return _("%(seconds)s s") % {"seconds": secs}
+
+
+@register.filter
+def criterion_points(value: Any) -> str:
+    """A criterion's signed points in the reader's language: "+6 pts", "-7 pts", "+1 pt" ("+6 分")."""
+    points = int(value)
+    sign = "+" if points > 0 else "-" if points < 0 else ""
+    return ngettext("%(points)s pt", "%(points)s pts", abs(points)) % {
+        "points": sign + number_format(abs(points))}
 
 
 @register.filter(name="percent_of")

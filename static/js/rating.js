@@ -17,6 +17,9 @@
   // Strings in the interface language: Django's JavaScript catalogue (/i18n/catalog.js), English without it.
   var gettext = window.gettext || function (s) { return s; };
   var interpolate = function (f, a) { return window.interpolate ? window.interpolate(f, a) : f.replace("%s", a[0]); };
+  var interpolateNamed = function (f, o) {
+    return window.interpolate ? window.interpolate(f, o, true) : f.replace(/%\((\w+)\)s/g, function (_, k) { return o[k]; });
+  };
 
   /* ---------- layout shifts: anything that moves under the pointer is a bug ---------- */
   var shift = window.medreviewLayoutShift = { total: 0, unexpected: 0, entries: [] };
@@ -76,7 +79,10 @@
     }
     function formatSeconds(total) {
       var m = Math.floor(total / 60), s = total % 60;
-      return m ? m + " min " + (s < 10 ? "0" : "") + s + " s" : s + " s";
+      // The same formats as the server's `seconds` filter (annotation/templatetags/review.py), so the
+      // catalogue says them in the reader's language ("1 分 05 秒").
+      if (!m) return interpolateNamed(gettext("%(seconds)s s"), {seconds: s});
+      return interpolateNamed(gettext("%(minutes)s min %(seconds)s s"), {minutes: m, seconds: (s < 10 ? "0" : "") + s});
     }
     function syncSeconds() {
       var total = elapsedSeconds();

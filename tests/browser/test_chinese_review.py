@@ -66,6 +66,9 @@ def test_a_physician_rates_a_livemedbench_item_in_the_chinese_interface(live_ser
     assert right["x"] > left["x"] + left["width"] - 1 and abs(right["y"] - left["y"]) < 40
     # The scale reads in Chinese (data, not code).
     expect(page.locator("#field-0")).to_contain_text("完全合格")
+    # The running clock, once the page has ticked it, counts in Chinese too (issue 23: "1 s").
+    page.wait_for_timeout(1500)
+    expect(page.locator("#time-spent")).to_have_text(re.compile(r"^\d+ 秒$"))
     if os.environ.get("MEDREVIEW_SCREENSHOTS"):
         page.screenshot(path=str(ROOT / "docs" / "screenshots" / "rating-zh.png"), full_page=False)
 

@@ -8,16 +8,15 @@ dry run and a refused file), grader configurations and jobs, sign-in, invitation
 (an item awaiting inspection, one returned to its annotator, one resolved by final labels, a
 LiveClin question set with the Judge's verdicts and both phases), item histories, the studies list,
 every study page (as an admin and as a researcher) and its calibration page, curations, and
-LiveClin's quality-check pages. `_review_state` adds the work the demo leaves out.
-
-The rating screens (templates/rating/, translated by their own workflow) are not in the list yet: on
-an inspection page the item's content (their partial, `details.item-details`) is left out here.
+LiveClin's quality-check pages. `_review_state` adds the work the demo leaves out. The rating
+screens too (`_rating_pages`): a physician's queue, a case item, a response item with criteria, a
+Likert item, a pair, a LiveClin question set in both phases, and revisits of submitted work; an
+inspection page is checked whole, the item's content (`details.item-details`) included.
 """
 
 from __future__ import annotations
 
 import io
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,10 +30,11 @@ from annotation.fields import item_fields
 from annotation.inspection.services import inspection_adjudicate, inspection_return
 from annotation.models import Assignment, Item, Study
 from annotation.rating.services.queue import assignment_claim_next
-from annotation.rating.services.ratings import rating_submit
+from annotation.rating.services.ratings import assignment_save_draft, rating_submit
 from cases.models import Case, Release
 from graders import services as grader_services
 from graders.models import GraderConfig, GraderDecision, GradingJob, Verdict
+from liveclin.phases import AUDITOR, EXAMINEE, phase_of
 from tests.i18n.page_text import interface_leaks
 
 pytestmark = pytest.mark.django_db
@@ -128,6 +128,29 @@ def _review_pages(admin: object) -> Iterator[Page]:
     for pk in Release.objects.filter(dataset__name="LiveClin").values_list("pk", flat=True):
         yield Page("researcher1", f"/reports/release/{pk}/quality/")
         yield Page("admin1", f"/reports/release/{pk}/quality/")
+    yield from _rating_pages()
+
+
+def _rating_pages() -> Iterator[Page]:
+    """The rating screens as physician1 meets them: the queue, a case item, a response item with
+    criteria (grader reliability), a Likert item, a pair, a LiveClin question set in both phases, and
+    revisits of submitted work (one still editable, one read-only because inspection has begun)."""
+    rater = get_user_model().objects.get(username="physician1")
+    yield Page("physician1", "/review/")
+    revisits = list(Assignment.objects.filter(rater=rater, state=Assignment.State.SUBMITTED).order_by("pk"))
+    editable = next(a for a in revisits if a.item.status != Item.Status.INSPECTION)
+    in_inspection = next(a for a in revisits if a.item.status == Item.Status.INSPECTION)
+    yield Page("physician1", f"/review/assignments/{editable.pk}/")
+    yield Page("physician1", f"/review/assignments/{in_inspection.pk}/")
+    for name in ("Demo: LiveMedBench human validation", "Demo: grader reliability", "Demo: MEDIC Likert axes",
+                 "Demo: pairwise preference", "Demo: LiveClin question sets"):
+        assignment = assignment_claim_next(study=Study.objects.get(name=name), rater=rater)
+        assert assignment is not None, name
+        yield Page("physician1", f"/review/assignments/{assignment.pk}/")
+    fields = [f for f in item_fields(assignment.item) if phase_of(f) == AUDITOR]
+    assignment_save_draft(assignment=assignment, rater=rater, seconds_spent=5,
+                          draft={f.id: {"label": f.values[0], "comment": ""} for f in fields})
+    yield Page("physician1", f"/review/assignments/{assignment.pk}/?phase={EXAMINEE}")
 
 
 def _pages() -> Iterator[Page]:
@@ -202,26 +225,12 @@ def _leaks(language: str) -> dict[str, list[str]]:
         where = f"{page.user or 'visitor'} {page.path}"
         assert response.status_code == page.status, where
         assert response["Content-Language"] == language, where
-        if leaks := interface_leaks(_without_rating_partial(response.content.decode()), language):
+        if leaks := interface_leaks(response.content.decode(), language):
             found[where] = leaks
     locked = _locked_out_page(language)
     if leaks := interface_leaks(locked, language):
         found["visitor locked out"] = leaks
     return found
-
-
-def _without_rating_partial(html: str) -> str:
-    """The page without the item content an inspection page includes from the rating screens."""
-    start = html.find('<details class="card item-details"')
-    if start < 0:
-        return html
-    depth, at = 0, start
-    for match in re.finditer(r"<details\b|</details>", html[start:]):
-        depth += 1 if match.group().startswith("<details") else -1
-        if depth == 0:
-            at = start + match.end()
-            break
-    return html[:start] + html[at:]
 
 
 def _locked_out_page(language: str) -> str:

@@ -8,6 +8,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.utils.translation import get_language
 
 from annotation.models import Assignment, FinalLabel, Item, Rating
 
@@ -28,7 +29,7 @@ def rater_agreement_with_final(*, rater: AbstractBaseUser) -> list[TaskAgreement
     mine = Rating.objects.filter(
         assignment__rater=rater, round=1, assignment__item__status=Item.Status.RESOLVED,
         assignment__state__in=Assignment.RATED_STATES,
-    ).values_list("assignment__item_id", "task_id", "task__name", "field_key", "label")
+    ).values_list("assignment__item_id", "task_id", "task__name", "task__translations", "field_key", "label")
     rows = list(mine)
     if not rows:
         return []
@@ -39,7 +40,10 @@ def rater_agreement_with_final(*, rater: AbstractBaseUser) -> list[TaskAgreement
         ).values_list("item_id", "task_id", "field_key", "label")
     }
     counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for item_id, task_id, task_name, key, label in rows:
+    language = (get_language() or "").lower()
+    for item_id, task_id, name, translations, key, label in rows:
+        # The task's name in the reader's language (TaskType.shown_name), read from the same row.
+        task_name = ((translations or {}).get(language) or {}).get("name") or name
         final = finals.get((item_id, task_id, key))
         if final is None:
             continue

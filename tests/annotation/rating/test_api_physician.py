@@ -99,3 +99,53 @@ def test_it_hides_rater_endpoints_from_other_physicians_and_outsiders(study, phy
         assert client.post(api_url("skip", pk=mine.pk), {"reason": "x"}, format="json").status_code == 404
     assert api_client_for(outsider).post(api_url("claim_next", study_pk=study.pk)).status_code == 404
     assert api_client_for(outsider).get(api_url("queue") + f"?study={study.pk}").status_code == 404
+
+
+def _locked(*args, **kwargs):
+    from django.db import OperationalError
+
+    raise OperationalError("database is locked")
+
+
+def test_it_answers_a_busy_database_on_submit_with_503_and_stores_nothing(study, physician_a, monkeypatch):
+    # Issue 21: the API, like the page, answers "busy, try again" and never a 500; the locked error
+    # comes after the ratings are written, so the service's transaction must have undone them.
+    client = api_client_for(physician_a)
+    body = client.post(api_url("claim_next", study_pk=study.pk)).json()
+    assignment_id, field_ids = body["assignment"]["id"], [f["id"] for f in body["fields"]]
+    labels = {fid: {"label": "agree"} for fid in field_ids[1:]} | {"narrative-quality|": {"label": "1"}}
+    monkeypatch.setattr("annotation.rating.services.ratings.apply_policy", _locked)
+    response = client.post(api_url("submit", pk=assignment_id), {"labels": labels, "seconds_spent": 30},
+                           format="json")
+    assert response.status_code == 503, response.content
+    assert response["Retry-After"] == "1"
+    assert response["Content-Type"] == "application/json"
+    assert "busy" in response.json()["detail"] and "try again" in response.json()["detail"]
+    assert not Rating.objects.filter(assignment_id=assignment_id).exists()
+    assert Rating.objects.count() == 0
+    from annotation.models import Assignment
+
+    assert Assignment.objects.get(pk=assignment_id).state == Assignment.State.CLAIMED
+
+
+def test_it_answers_a_busy_database_on_a_draft_save_with_503(study, physician_a, monkeypatch):
+    client = api_client_for(physician_a)
+    assignment_id = client.post(api_url("claim_next", study_pk=study.pk)).json()["assignment"]["id"]
+    monkeypatch.setattr("annotation.rating.api.assignment_save_draft", _locked)
+    response = client.put(api_url("draft", pk=assignment_id),
+                          {"draft": {"narrative-quality|": {"label": "1"}}, "seconds_spent": 3}, format="json")
+    assert response.status_code == 503 and response["Retry-After"] == "1"
+
+
+def test_it_still_answers_500_for_a_database_error_that_is_not_a_busy_one(study, physician_a, monkeypatch):
+    from django.db import OperationalError
+
+    def broken(*args, **kwargs):
+        raise OperationalError("no such table: annotation_rating")
+
+    client = api_client_for(physician_a)
+    assignment_id = client.post(api_url("claim_next", study_pk=study.pk)).json()["assignment"]["id"]
+    monkeypatch.setattr("annotation.rating.api.assignment_save_draft", broken)
+    with pytest.raises(OperationalError):
+        client.put(api_url("draft", pk=assignment_id),
+                   {"draft": {"narrative-quality|": {"label": "1"}}, "seconds_spent": 3}, format="json")

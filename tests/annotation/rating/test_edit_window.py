@@ -232,3 +232,21 @@ def test_it_refuses_an_inspector_who_also_rates_rewriting_round_one(admin, physi
     assert response.status_code == 409, response.content
     assert _stored(mine) == before != _stored(theirs)
     assert Item.objects.get(pk=item.pk).status == Item.Status.INSPECTION
+
+
+def test_it_answers_a_busy_database_on_an_edit_with_503_and_keeps_the_stored_labels(study, physician_a,
+                                                                                  monkeypatch):
+    # Issue 21: the locked error comes after the ratings were changed; the edit's transaction undoes them.
+    from django.db import OperationalError
+
+    def locked(*args, **kwargs):
+        raise OperationalError("database is locked")
+
+    done = claim_and_submit(study, physician_a, GOOD)
+    before = _stored(done)
+    monkeypatch.setattr(ReviewEvent.objects, "record", locked)
+    response = api_client_for(physician_a).post(
+        api_url("edit", pk=done.pk), {"labels": labels_for(done, POOR), "seconds_spent": 5}, format="json")
+    assert response.status_code == 503 and response["Retry-After"] == "1", response.content
+    assert "busy" in response.json()["detail"]
+    assert _stored(done) == before and before["narrative-quality|"] == "2"
