@@ -15,9 +15,8 @@ from annotation.rating.services.queue import assignment_claim_next
 from annotation.rating.services.ratings import rating_submit
 from tests.agreement.builders import make_study, reliability_study
 from tests.annotation.builders import make_running_study
-from tests.browser.axe import blocking_violations
 from tests.browser.conftest import sign_in
-from tests.browser.test_researcher_pages_narrow import MEASURE, PHONE
+from tests.browser.narrow import PHONE, narrow_findings
 from tests.conftest import PASSWORD, make_user
 from tests.factories import make_case, make_release
 
@@ -177,16 +176,7 @@ def test_the_new_admin_pages_do_not_scroll_sideways_at_390_px(chromium, live_ser
     context = chromium.new_context(viewport=PHONE, locale="en-US", timezone_id="UTC", has_touch=True, is_mobile=True)
     page = context.new_page()
     sign_in(page, live_server, "admin", PASSWORD)
-    wide, inaccessible = {}, {}
-    for name, path in pages.items():
-        response = page.goto(f"{live_server.url}{path}")
-        assert response.status == 200, (name, response.status)
-        page.wait_for_load_state("networkidle")
-        found = page.evaluate(MEASURE)
-        if found["page"] > found["viewport"] or found["loose"]:
-            wide[name] = found
-        if violations := blocking_violations(page):
-            inaccessible[name] = violations
+    wide, inaccessible = narrow_findings(page, live_server.url, pages)
     context.close()
     assert wide == {}, "\n".join(f"{k}: {v}" for k, v in wide.items())
     assert inaccessible == {}, "\n".join(f"{k}: {v}" for k, v in inaccessible.items())

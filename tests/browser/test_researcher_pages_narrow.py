@@ -23,28 +23,13 @@ from cases.services import import_job_create
 from demo.graders import DEMO_GRADERS, DEMO_KEY_ENV
 from graders import services
 from graders.models import GraderConfig, GradingJob
-from tests.browser.axe import blocking_violations
 from tests.browser.conftest import sign_in
+from tests.browser.narrow import PHONE, narrow_findings
 from tests.graders.conftest import fake_server  # noqa: F401  (fixture)
 
-PHONE = {"width": 390, "height": 844}
 DEMO_PASSWORD = "demo-pass-2026"
 DEMO_DATA = Path(__file__).resolve().parents[2] / "demo" / "data"
 
-# Boxes wider than the viewport, and tables whose overflow is not held by a scrolling ancestor.
-MEASURE = """() => {
-  const viewport = document.documentElement.clientWidth;
-  const scrolls = (el) => { for (let e = el.parentElement; e; e = e.parentElement) {
-      const o = getComputedStyle(e).overflowX; if (o === 'auto' || o === 'scroll') return e; } return null; };
-  const loose = [...document.querySelectorAll('table')].filter(t => {
-      const box = scrolls(t); return t.getBoundingClientRect().right > viewport + 1 && !box; })
-    .map(t => (t.closest('[id]') || t).id || t.className || 'table');
-  // What sticks out (deepest first), to name in a failure: tag, class and the start of its text.
-  const out = [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > viewport + 1
-      && !scrolls(e) && ![...e.children].some(c => c.getBoundingClientRect().right > viewport + 1))
-    .slice(0, 4).map(e => `${e.tagName.toLowerCase()}.${e.className}: ${(e.textContent || '').trim().slice(0, 40)}`);
-  return {page: document.documentElement.scrollWidth, viewport, loose, out};
-}"""
 
 
 @pytest.fixture
@@ -86,17 +71,7 @@ def test_researcher_and_admin_pages_do_not_scroll_sideways_at_390_px(chromium, l
                                    is_mobile=True)
     page = context.new_page()
     sign_in(page, live_server, "admin1", DEMO_PASSWORD)
-    wide, inaccessible = {}, {}
-    for name, path in demo_site.items():
-        response = page.goto(f"{live_server.url}{path}")
-        assert response.status == 200, (name, response.status)
-        page.wait_for_load_state("networkidle")
-        found = page.evaluate(MEASURE)
-        if found["page"] > found["viewport"] or found["loose"]:
-            wide[name] = found
-        # A box that scrolls must be reachable by keyboard (axe: scrollable-region-focusable), and so on.
-        if violations := blocking_violations(page):
-            inaccessible[name] = violations
+    wide, inaccessible = narrow_findings(page, live_server.url, demo_site)
     context.close()
     assert wide == {}, "\n".join(f"{k}: {v}" for k, v in wide.items())
     assert inaccessible == {}, "\n".join(f"{k}: {v}" for k, v in inaccessible.items())
