@@ -75,12 +75,14 @@ def _labels(a: Assignment, fields: list[Field], rng: random.Random, base: dict[s
     return labels
 
 
-def _prefill(study: Study, raters: list, share: float, stdout: TextIO) -> None:
+def _prefill(study: Study, raters: list, share: float, stdout: TextIO, *, position: int) -> None:
     total = study.items.count()
     target = int(total * share)
     if not target:
         return
-    rng = random.Random(DEMO_SEED + study.pk)
+    # Seeded by the study's place in DEMO_STUDIES, not its database id: PostgreSQL's sequences do not
+    # restart, so the same demo would otherwise get other labels (and other disagreements) each time.
+    rng = random.Random(DEMO_SEED + position)
     grader = {
         (d.response_id, d.criterion_id): d.verdict
         for d in GraderDecision.objects.filter(response__review_items__study=study).only(
@@ -119,7 +121,7 @@ def load_demo_review(*, stdout: TextIO) -> None:
         return
     admin = users["admin1"]
     raters = [users["physician1"], users["physician2"]]
-    for name, tasks, selection, options, share in DEMO_STUDIES:
+    for position, (name, tasks, selection, options, share) in enumerate(DEMO_STUDIES, start=1):
         if Study.objects.filter(name=name).exists():
             stdout.write(f"{name}: already there")
             continue
@@ -131,4 +133,4 @@ def load_demo_review(*, stdout: TextIO) -> None:
         study_add_members(study=study, users=[users["inspector1"]], role=StudyMember.Role.INSPECTOR, actor=admin)
         study_start(study=study, actor=admin)
         stdout.write(f"{name}: {study.items.count()} items")
-        _prefill(study, raters, share, stdout)
+        _prefill(study, raters, share, stdout, position=position)

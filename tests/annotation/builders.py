@@ -3,7 +3,8 @@ rating form as a browser posts it, API clients. Holds no tests; the personas com
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from django.db import connection
@@ -19,6 +20,25 @@ from annotation.studies.services import ItemSelection, study_add_members, study_
 from tests.factories import make_case, make_release
 
 # --- studies -------------------------------------------------------------------------------------
+
+
+@contextmanager
+def events_writable() -> Iterator[None]:
+    """Raw writes to review events that PostgreSQL's append-only trigger refuses (issue 22), for tests
+    that backdate an event or tamper as the tables' owner could: the trigger is off only inside."""
+    if connection.vendor != "postgresql":
+        yield
+        return
+    trigger = "ALTER TABLE annotation_reviewevent {} TRIGGER annotation_reviewevent_append_only"
+    with connection.cursor() as cursor:
+        # Deferred foreign-key checks still pending in the test's transaction would refuse the ALTER.
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        cursor.execute(trigger.format("DISABLE"))
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute(trigger.format("ENABLE"))
 
 
 _SCHEMA_STEPS = {"install_triggers"}

@@ -141,12 +141,18 @@ def _own_unfinished(study: Study, rater: User, now: datetime) -> Assignment | No
         a.lease_expires_at = lease_until(study, now)
         a.save(update_fields=["lease_expires_at"])
         return a
-    for a in own:
+    for stale in own:
         # A lapsed claim of this rater: keep it (and its draft) if nobody took the slot meanwhile.
-        item = Item.objects.select_for_update().get(pk=a.item_id)
+        item = Item.objects.select_for_update().get(pk=stale.item_id)
+        # Re-read under the item's lock: another rater's claim may have expired it since `own` was
+        # read, and reviving the stale copy would leave it expired with a fresh lease (a slot that
+        # counts for nobody, then a refused submit).
+        a = Assignment.objects.select_for_update().get(pk=stale.pk)
         if item.status == Item.Status.OPEN and _slot_holders(item, now, excluding=a) < study.raters_per_item:
+            if a.state == Assignment.State.EXPIRED:
+                a.state = Assignment.State.DRAFT if a.draft else Assignment.State.CLAIMED
             a.lease_expires_at = lease_until(study, now)
-            a.save(update_fields=["lease_expires_at"])
+            a.save(update_fields=["state", "lease_expires_at"])
             return a
         _expire_lapsed_on_item(item, now)
     return None

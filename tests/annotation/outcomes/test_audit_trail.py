@@ -15,7 +15,7 @@ from annotation.models import AuditChainHead, ReviewEvent, seal_audit_chain
 from annotation.models.chain import GENESIS_HASH, event_hash, verify_lines
 from annotation.outcomes.audit import event_records, events_jsonl
 from medreview.errors import ConflictError
-from tests.annotation.builders import api_client_for
+from tests.annotation.builders import api_client_for, events_writable
 from tests.annotation.outcomes.builders import adjudicate, import_fixture, rate_everything, study_on
 from tests.conftest import login
 
@@ -189,7 +189,8 @@ def test_it_writes_a_system_event_without_an_item_into_the_chain(reviewed) -> No
 def test_the_queryset_refusal_is_the_models_not_djangos(reviewed) -> None:
     # A bare QuerySet.update bypasses the model's rule; the chain is what catches that.
     seal_audit_chain(reviewed.pk)
-    QuerySet.update(ReviewEvent.objects.filter(study=reviewed, seq=2), reason="tampered")
+    with events_writable():
+        QuerySet.update(ReviewEvent.objects.filter(study=reviewed, seq=2), reason="tampered")
     result = verify_lines(trail(reviewed))
     assert [p.line for p in result.problems] == [2]
 

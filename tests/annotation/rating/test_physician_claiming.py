@@ -78,6 +78,34 @@ def test_it_lets_the_same_rater_reclaim_a_lapsed_item_with_its_draft(admin, phys
     assert again.lease_expires_at > later
 
 
+def test_it_revives_a_lapsed_claim_expired_by_another_claim_meanwhile_as_a_live_one(admin, physician_a,
+                                                                                       physician_b, monkeypatch):
+    # The race PostgreSQL's concurrency test once met under load: the rater's lapsed claim is read,
+    # another rater's claim expires it, then the rater's request locks the item. Reviving the stale
+    # copy left the row expired with a fresh lease: a slot counting for nobody, and a refused submit.
+    from annotation.models import Item
+
+    make_cases(1)
+    study = running_study(admin, raters=[physician_a, physician_b], raters_per_item=2)
+    claim = assignment_claim_next(study=study, rater=physician_a)
+    later = timezone.now() + timedelta(hours=2)
+    lock_item = Item.objects.select_for_update
+
+    def expired_meanwhile(*args, **kwargs):
+        Assignment.objects.filter(pk=claim.pk).update(state=Assignment.State.EXPIRED)
+        monkeypatch.setattr(Item.objects, "select_for_update", lock_item)
+        return lock_item(*args, **kwargs)
+
+    monkeypatch.setattr(Item.objects, "select_for_update", expired_meanwhile)
+    again = assignment_claim_next(study=study, rater=physician_a, now=later)
+    assert again.pk == claim.pk
+    assert Assignment.objects.get(pk=claim.pk).state == Assignment.State.CLAIMED
+    other = assignment_claim_next(study=study, rater=physician_b, now=later)
+    rating_submit(assignment=other, rater=physician_b, labels=labels_for(other, "2"), seconds_spent=5, now=later)
+    rating_submit(assignment=again, rater=physician_a, labels=labels_for(again, "2"), seconds_spent=5, now=later)
+    assert Assignment.objects.filter(item=claim.item, state=Assignment.State.SUBMITTED).count() == 2
+
+
 def test_it_respects_specialty_and_language_eligibility(admin):
     release = make_release()
     make_case(release=release, language="zh")

@@ -18,6 +18,7 @@ from annotation.studies.selectors import study_progress
 from annotation.studies.services import ItemSelection, study_add_items
 from tests.annotation.builders import (
     claim_and_submit,
+    events_writable,
     item_of,
     make_cases,
     make_running_study,
@@ -37,7 +38,9 @@ def test_it_reports_progress_per_rater_and_task_and_stuck_items(admin, physician
     claim_and_submit(study, physician_a, "1")
     inspection_return(item=item_of(a), inspector=inspector, assignment=b, comment="Look again")
     # Events are append-only (ReviewEventQuerySet.update refuses); backdate one around that rule.
-    QuerySet.update(ReviewEvent.objects.filter(kind=ReviewEvent.Kind.RETURNED), created_at=timezone.now() - timedelta(days=5))
+    with events_writable():
+        QuerySet.update(ReviewEvent.objects.filter(kind=ReviewEvent.Kind.RETURNED),
+                        created_at=timezone.now() - timedelta(days=5))
     progress = study_progress(study=study)
     by_name = {r.name: r for r in progress.per_rater}
     assert by_name["physician_a"].submitted == 2 and by_name["physician_b"].returned == 1
