@@ -25,7 +25,7 @@ from liveclin.quality.pipelines import chosen_releases, pipeline_table
 from liveclin.quality.rules import outcome, quality_report
 from liveclin.quality.team import team_composition
 from liveclin.quality.words import check_name, shown_row
-from medreview.errors import error_messages
+from medreview.errors import flash_error_messages
 
 
 def asked_run(request: HttpRequest) -> int | None:
@@ -86,8 +86,7 @@ def study_judge_run(request: HttpRequest, pk: int) -> HttpResponse:
             raise ValidationError({"run": _("run: choose a Judge run.")})
         requeued = study_judge_run_pin(study=study, run=run, actor=request.user)
     except ValidationError as exc:
-        for message in error_messages(exc):
-            messages.error(request, message)
+        flash_error_messages(request, exc)
     else:
         messages.success(request, ngettext(
             "Judge run “%(name)s” pinned; %(count)d question set decided before its flags goes back to inspection.",

@@ -7,8 +7,10 @@ them in ``medreview.drf.exception_handler``. A busy database (``is_database_busy
 request stored nothing and may be retried (HTTP 503 with Retry-After).
 """
 
+from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.db import OperationalError
+from django.http import HttpRequest
 
 #: How long a client waits before retrying a request the busy database refused (Retry-After).
 BUSY_RETRY_AFTER_SECONDS = 1
@@ -21,6 +23,13 @@ class ConflictError(ValidationError):
 def error_messages(exc: ValidationError) -> list[str]:
     """A service error's messages, for a page to show (form errors or flash messages)."""
     return [str(message) for message in exc.messages]
+
+
+def flash_error_messages(request: HttpRequest, exc: ValidationError) -> None:
+    """A refused action on a page that redirects: each of the service's messages shown once, on the
+    next page."""
+    for message in error_messages(exc):
+        messages.error(request, message)
 
 
 def is_database_busy(exc: OperationalError) -> bool:

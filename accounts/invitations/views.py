@@ -21,7 +21,7 @@ from accounts.invitations.services import (
     person_invite,
 )
 from accounts.services import AccountData
-from medreview.errors import error_messages
+from medreview.errors import error_messages, flash_error_messages
 
 MAX_CSV_BYTES = 5 * 1024 * 1024
 
@@ -73,8 +73,7 @@ def people_resend(request: HttpRequest, username: str) -> HttpResponse:
     try:
         invitation_resend(user=user, base_url=request.build_absolute_uri("/"), by=request.user)
     except ValidationError as exc:
-        for message in error_messages(exc):
-            messages.error(request, message)
+        flash_error_messages(request, exc)
     else:
         messages.success(request, _("A new invitation was sent to %(username)s; the earlier link no longer "
                                     "works.") % {"username": user.get_username()})
@@ -87,8 +86,7 @@ def people_revoke(request: HttpRequest, username: str) -> HttpResponse:
     try:
         invitation_revoke(user=user, by=request.user)
     except ValidationError as exc:
-        for message in error_messages(exc):
-            messages.error(request, message)
+        flash_error_messages(request, exc)
     else:
         messages.success(request, _("The invitation of %(username)s is revoked: its link no longer works and "
                                     "the account is deactivated.") % {"username": user.get_username()})

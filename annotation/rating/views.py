@@ -48,7 +48,7 @@ from annotation.rating.services.editing import (
 from annotation.rating.services.queue import assignment_claim_next, assignment_skip
 from annotation.rating.services.ratings import assignment_save_draft
 from annotation.studies.calibration.services import calibration_pending
-from medreview.errors import ConflictError, error_messages
+from medreview.errors import ConflictError, error_messages, flash_error_messages
 
 
 @require_http_methods(["GET"])
@@ -70,8 +70,7 @@ def next_item(request: HttpRequest, study_pk: int) -> HttpResponse:
     try:
         assignment = assignment_claim_next(study=study, rater=request.user)
     except ValidationError as exc:
-        for message in error_messages(exc):
-            messages.error(request, message)
+        flash_error_messages(request, exc)
         return redirect("annotation:physician_dashboard")
     if assignment is None:
         return _nothing_left(request, study)
@@ -164,8 +163,7 @@ def skip(request: HttpRequest, pk: int) -> HttpResponse:
     try:
         assignment_skip(assignment=assignment, rater=request.user, reason=form.cleaned_data["reason"])
     except ValidationError as exc:
-        for message in error_messages(exc):
-            messages.error(request, message)
+        flash_error_messages(request, exc)
         return redirect("annotation:rate", pk=assignment.pk)
     messages.success(request, _("Item skipped."))
     return redirect("annotation:physician_dashboard")

@@ -21,7 +21,7 @@ from annotation.studies import services, setup
 from annotation.studies.forms import AddItemsForm, AddMembersForm, SelectionForm, StudyCreateForm
 from annotation.studies.groups import GROUPS, study_set_rater_groups
 from annotation.studies.selectors import STUCK_AFTER_DAYS, STUCK_AFTER_ROUNDS, study_progress
-from medreview.errors import error_messages
+from medreview.errors import error_messages, flash_error_messages
 
 
 def _admin_studies() -> QuerySet[Study]:
@@ -160,8 +160,7 @@ def study_add_members(request: HttpRequest, pk: int) -> HttpResponse:
             actor=request.user,
         )
     except ValidationError as exc:
-        for message in error_messages(exc):
-            messages.error(request, message)
+        flash_error_messages(request, exc)
     else:
         messages.success(request, ngettext("%(count)d member added.", "%(count)d members added.", added) % {"count": added})
     return redirect("annotation:study_detail", pk=study.pk)
@@ -179,8 +178,7 @@ def study_add_items(request: HttpRequest, pk: int) -> HttpResponse:
             study=study, selection=services.ItemSelection(**form.selection_kwargs()), actor=request.user
         )
     except ValidationError as exc:
-        for message in error_messages(exc):
-            messages.error(request, message)
+        flash_error_messages(request, exc)
     else:
         messages.success(request, ngettext("%(count)d item added.", "%(count)d items added.", added) % {"count": added})
     return redirect("annotation:study_detail", pk=study.pk)
@@ -195,8 +193,7 @@ def study_groups(request: HttpRequest, pk: int) -> HttpResponse:
     try:
         changed = study_set_rater_groups(study=study, groups=groups, actor=request.user)
     except ValidationError as exc:
-        for message in error_messages(exc):
-            messages.error(request, message)
+        flash_error_messages(request, exc)
     else:
         messages.success(request, ngettext("%(count)d rater's group changed.", "%(count)d raters' groups changed.",
                                            changed) % {"count": changed})
@@ -215,6 +212,5 @@ def study_status(request: HttpRequest, pk: int) -> HttpResponse:
         else:
             messages.error(request, _("Unknown action."))
     except ValidationError as exc:
-        for message in error_messages(exc):
-            messages.error(request, message)
+        flash_error_messages(request, exc)
     return redirect(reverse("annotation:study_detail", kwargs={"pk": study.pk}))

@@ -16,7 +16,7 @@ from cases.models import Release
 from liveclin.consolidation import access, results, selectors
 from liveclin.consolidation.services import consolidation_approve, consolidation_review, consolidation_revise
 from liveclin.models import Consolidation, ConsolidationCategory
-from medreview.errors import error_messages
+from medreview.errors import flash_error_messages
 
 
 @require_http_methods(["GET"])
@@ -44,8 +44,7 @@ def consolidation_review_label(request: HttpRequest, pk: int) -> HttpResponse:
                              action=request.POST.get("action", ""), category=category,
                              reason=request.POST.get("reason", ""))
     except ValidationError as exc:
-        for message in error_messages(exc):
-            messages.error(request, message)
+        flash_error_messages(request, exc)
     else:
         messages.success(request, _("Review stored."))
     return redirect("consolidation:detail", pk=found.pk)
@@ -65,8 +64,7 @@ def consolidation_approve_view(request: HttpRequest, pk: int) -> HttpResponse:
     try:
         consolidation_approve(consolidation=found, actor=request.user)
     except ValidationError as exc:
-        for message in error_messages(exc):
-            messages.error(request, message)
+        flash_error_messages(request, exc)
     else:
         messages.success(request, _("Version %(version)d approved: reports now use it.") % {"version": found.version})
     return redirect("consolidation:detail", pk=found.pk)

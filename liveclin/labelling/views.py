@@ -14,7 +14,7 @@ from liveclin.labelling import access, screen, selectors
 from liveclin.labelling.reports import task_report
 from liveclin.labelling.services import label_answer_submit, label_answer_withdraw, label_unit_decide
 from liveclin.models import LabelTask, LabelUnit
-from medreview.errors import error_messages
+from medreview.errors import error_messages, flash_error_messages
 
 
 @require_http_methods(["GET"])
@@ -71,8 +71,7 @@ def unit_withdraw(request: HttpRequest, pk: int) -> HttpResponse:
     try:
         label_answer_withdraw(unit=found, rater=request.user)
     except ValidationError as exc:
-        for message in error_messages(exc):
-            messages.error(request, message)
+        flash_error_messages(request, exc)
     else:
         messages.success(request, _("Your answer was taken back; answer this item again."))
     return redirect("labelling:unit", pk=found.pk)
