@@ -26,6 +26,7 @@ from agreement.reports.tables.translation import report_as_dict, translation_con
 from agreement.selectors import Selection
 from agreement.serializers import ReportQuerySerializer, ReportSerializer, StudySummarySerializer
 from annotation.outcomes.audit import HEAD_HEADER, chain_head, head_header
+from annotation.outcomes.responses import wants_calibration
 
 FORMAT_PARAMETER = OpenApiParameter("fmt", str, OpenApiParameter.PATH, enum=list(exports.FORMATS),
                                     description="csv = zip of one CSV per table; xlsx; json; tex (booktabs)")
@@ -125,7 +126,7 @@ class StudyLabelsAPI(APIView):
         summary="Raw labels of a study in long format, all rounds, raters by pseudonym")
     def get(self, request: Request, pk: int) -> StreamingHttpResponse:
         study = access_study_for_report(request.user, pk)
-        calibration = (request.query_params.get("calibration") or "").lower() in ("1", "true", "yes")
+        calibration = wants_calibration(request.query_params)
         response = StreamingHttpResponse(exports.raw_labels_lines(
             Selection(study_id=study.pk), hidden_items=access_item_ids_blinded_for_export(request.user, [study.pk]),
             calibration=calibration),

@@ -28,6 +28,7 @@ from agreement.reports.words import cell_name
 from agreement.selectors import Selection, study_models
 from annotation.models import Study
 from annotation.outcomes.audit import HEAD_HEADER, chain_head, head_header
+from annotation.outcomes.responses import wants_calibration
 from cases.models import TranslatableField
 
 #: What the export buttons say (the formats' own names; "tex" is LaTeX).
@@ -206,7 +207,7 @@ def _studies_of(selection: Selection) -> QuerySet[Study]:
 def _labels_response(request: HttpRequest, selection: Selection, name: str) -> StreamingHttpResponse:
     # Items the reader still rates while open stay out (issue 22: an admin may rate too);
     # ?calibration=1: calibration items' ratings too, marked calibration=True (left out by default).
-    calibration = request.GET.get("calibration", "").lower() in ("1", "true", "yes")
+    calibration = wants_calibration(request.GET)
     lines = exports.raw_labels_lines(selection, hidden_items=access_item_ids_blinded_for_export(request.user),
                                      calibration=calibration)
     response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
