@@ -18,7 +18,9 @@ from annotation.models.assignments import Assignment
 from annotation.models.chain import GENESIS_HASH
 from annotation.models.chain import event_hash as audit_event_hash
 from annotation.models.chain import timestamp as audit_timestamp
+from annotation.models.sealer import batch_sealer
 from annotation.models.studies import Item, Study
+from medreview.after_response import after_response, in_request
 from medreview.errors import ConflictError
 
 APPEND_ONLY = "Review events are append-only: they are never changed or deleted."
@@ -196,12 +198,23 @@ def _prepare_for_chain(events: list["ReviewEvent"]) -> None:
 
 def _seal_on_commit(study_ids: set[int]) -> None:
     # After the writer's commit, in a transaction of its own: review writes never wait for the chain.
+    # In a request, after its answer has been sent (issue 27: the rater does not wait for the seal);
+    # what a crash in between leaves pending, the next writer or reader of the trail seals.
     for study_id in sorted(study_ids):
-        transaction.on_commit(lambda study_id=study_id: seal_audit_chain_nowait(study_id), robust=True)
+        transaction.on_commit(lambda study_id=study_id: _seal_after_commit(study_id), robust=True)
+
+
+def _seal_after_commit(study_id: int) -> None:
+    if in_request() and settings.AUDIT_SEAL_BATCH_SECONDS > 0:
+        _sealer.owe(study_id)  # annotation/models/sealer.py: one seal per study per interval
+    else:  # a command or a task seals before it ends; with batching off, a request after its answer
+        after_response(("audit-seal", study_id), lambda: seal_audit_chain_nowait(study_id))
 
 
 # Rounds a non-waiting sealer goes on sealing what others committed meanwhile (see below).
 _NOWAIT_ROUNDS = 8
+# This process's background sealer (issues 26 and 27), for events written in requests.
+_sealer = batch_sealer(lambda study_id: seal_audit_chain_nowait(study_id), lambda: settings.AUDIT_SEAL_BATCH_SECONDS)
 
 
 def seal_audit_chain_nowait(study_id: int) -> int:

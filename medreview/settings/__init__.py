@@ -68,6 +68,8 @@ if env_bool("MEDREVIEW_DEV_TOOLS", default=False):
     INSTALLED_APPS.append("devtools")
 
 MIDDLEWARE = [
+    # First: work the answer does not need (sealing the audit chain) runs after it is sent.
+    "medreview.after_response.AfterResponseMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "medreview.middleware.PrebuiltCSPMiddleware",  # django-csp's, the policy built once
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -259,6 +261,9 @@ for _key_id, _secret in AUDIT_CHAIN_KEYS.items():
 # A pending event written longer than this before the chain was last sealed is refused (backdated or
 # unsealed by hand); it is the longest a review transaction may take.
 AUDIT_SEAL_GRACE_SECONDS = env_int("AUDIT_SEAL_GRACE_SECONDS", default=3600)
+# Events written in requests are sealed by a background thread of each server process, in one
+# transaction per study every this many seconds (annotation/models/sealer.py); 0: after each answer.
+AUDIT_SEAL_BATCH_SECONDS = env_int("AUDIT_SEAL_BATCH_SECONDS", default=1)
 # Every seal logs the chain's new head to the logger `medreview.audit`; AUDIT_HEAD_LOG_FILE adds a
 # file for it (or route that logger to syslog in LOGGING): a copy of the head outside the database.
 AUDIT_HEAD_LOG_FILE = env_str("AUDIT_HEAD_LOG_FILE", default="")
