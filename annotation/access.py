@@ -136,7 +136,9 @@ def access_study_for_rating(user: AnyUser, pk: int) -> Study:
 def access_assignment_for_rating(user: AnyUser, pk: int) -> Assignment:
     _deny_read_only(user)
     assignment = (
-        Assignment.objects.select_related("item", "item__study", "item__revision")
+        # The case and its dataset: the rating page names both (two queries fewer on every page).
+        Assignment.objects.select_related("item", "item__study", "item__revision", "item__revision__case",
+                                          "item__revision__case__dataset")
         # The source record as imported can be large and no rating screen shows it.
         .defer("item__revision__raw", "item__revision__extra")
         .filter(

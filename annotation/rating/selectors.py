@@ -172,14 +172,18 @@ def rater_queue_on_screen(*, rater: AbstractBaseUser, study: Study, done_shown: 
     now = now or timezone.now()
     mine = Assignment.objects.filter(rater=rater, item__study=study)
     related = ("item", "item__study", "item__revision", "item__revision__case")
+    # Only the columns the list shows (issue 27): the cases' texts and their raw records, the study's
+    # guidelines and the drafts would be read and decoded for every row on every rating page.
+    shown = ("item__kind", "item__study__name", "item__revision__case__external_id", "state", "round",
+             "lease_expires_at", "draft_saved_at", "claimed_at", "submitted_at")
     unfinished = list(
         mine.filter(state__in=(*Assignment.LEASED_STATES, Assignment.State.RETURNED))
-        .select_related(*related).order_by("-draft_saved_at", "-claimed_at", "-pk")
+        .select_related(*related).only(*shown).order_by("-draft_saved_at", "-claimed_at", "-pk")
     )
     in_progress = [a for a in unfinished if a.state in Assignment.LEASED_STATES and a.lease_expires_at and a.lease_expires_at > now]
     returned = [a for a in unfinished if a.state == Assignment.State.RETURNED]
     done = list(
-        mine.filter(state__in=Assignment.FINISHED_STATES).select_related(*related)
+        mine.filter(state__in=Assignment.FINISHED_STATES).select_related(*related).only(*shown)
         .order_by(Coalesce("submitted_at", "claimed_at").desc(), "-pk")[:done_shown]
     )
     counts = dict(mine.order_by().values_list("state").annotate(n=Count("pk")))
