@@ -6,7 +6,8 @@ them from outside, by wrapping the functions the submit-and-next request goes th
 the repository is changed; the wrappers live only in the benchmark's gunicorn workers):
 
     submit   annotation.rating.screen.save_then_submit        (the labels saved, the submission recorded)
-    audit    annotation.models.events.seal_audit_chain        (the study's audit chain sealed after each commit)
+    audit    annotation.models.events.seal_audit_chain_nowait (sealing the audit chain: after the answer since
+                                                               issue 27, so 0 inside the request; docs/curation.md)
     claim    annotation.rating.services.queue.assignment_claim_next  (the next item leased)
     context  annotation.rating.screen.rating_context          (the rating page's data: fields, queue, text)
     render   Django template rendering                        (rating.html and its includes)

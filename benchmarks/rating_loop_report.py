@@ -55,7 +55,7 @@ STAGES: list[tuple[str, int, Callable[[dict], float]]] = [
     ("middleware (total - view)", 2, lambda r: _span("total")(r) - _span("view")(r)),
     ("submit: draft saved, submission recorded", 2, _span("submit")),
     ("claim: next item leased", 2, _span("claim")),
-    ("audit chain sealed (inside submit and claim)", 3, _span("audit")),
+    ("audit chain sealed in the request (0: in the background since issue 27)", 3, _span("audit")),
     ("context: the page's data", 2, _span("context")),
     ("render: templates", 2, _span("render")),
     ("rest of the view", 2, _rest_of_view),
