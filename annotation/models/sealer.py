@@ -66,7 +66,8 @@ class BatchSealer:
                 self._wake.clear()  # under the lock: an owe() after this sets it again
             if owed:
                 close_old_connections()  # this thread's connection: dropped by the database, or too old
-            self._seal_each(owed)
+                self._seal_each(owed)
+                close_old_connections()  # kept between batches only with CONN_MAX_AGE (persistent)
 
     def _seal_each(self, owed: set[int]) -> None:
         for study_id in sorted(owed):
