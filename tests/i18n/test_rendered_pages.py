@@ -35,6 +35,7 @@ from cases.models import Case, Release
 from graders import services as grader_services
 from graders.models import GraderConfig, GraderDecision, GradingJob, Verdict
 from liveclin.phases import AUDITOR, EXAMINEE, phase_of
+from tests.annotation.builders import labels_for
 from tests.i18n.page_text import interface_leaks
 
 pytestmark = pytest.mark.django_db
@@ -86,8 +87,17 @@ def _review_state(admin: object) -> dict[str, int]:
                   for f in item_fields(assignment.item)}
         rating_submit(assignment=assignment, rater=users[rater], labels=labels, seconds_spent=69)
     liveclin_item = Item.objects.get(study=liveclin, status=Item.Status.INSPECTION)
-    waiting = list(Item.objects.filter(study__name="Demo: LiveMedBench human validation",
-                                       status=Item.Status.INSPECTION).order_by("pk"))
+    livemedbench = Study.objects.get(name="Demo: LiveMedBench human validation")
+    # How many demo items wait for inspection depends on the database's ids (an item's inspection
+    # sample is drawn from its key, which holds the case id; PostgreSQL's sequences run on across
+    # tests): top up with items the two physicians disagree on, so every run sees three.
+    while Item.objects.filter(study=livemedbench, status=Item.Status.INSPECTION).count() < 3:
+        claimed = [assignment_claim_next(study=livemedbench, rater=users[name]) for name in ("physician1", "physician2")]
+        assert None not in claimed and claimed[0].item_id == claimed[1].item_id, "the demo has no item left to top up"
+        for assignment, pick in zip(claimed, ("first", "last"), strict=True):
+            rating_submit(assignment=assignment, rater=assignment.rater, labels=labels_for(assignment, pick=pick),
+                          seconds_spent=60)
+    waiting = list(Item.objects.filter(study=livemedbench, status=Item.Status.INSPECTION).order_by("pk"))
     returned, resolved, pending = waiting[0], waiting[1], waiting[2]
     submitted = Assignment.objects.filter(item=returned, state__in=Assignment.RATED_STATES).order_by("pk").first()
     fields = item_fields(returned)
