@@ -91,3 +91,14 @@ def postgres_only(db):
             "needs PostgreSQL: row locks (FOR UPDATE SKIP LOCKED) under real concurrency, or a database "
             "shared with another process; run with DATABASE_URL=postgres://..."
         )
+
+
+@pytest.fixture
+def token_cache(settings):
+    """The verified-token cache on (the test settings turn it off), empty before and after."""
+    from medreview.authentication import forget_all_tokens
+
+    settings.API_TOKEN_CACHE_SECONDS = 5
+    forget_all_tokens()
+    yield
+    forget_all_tokens()

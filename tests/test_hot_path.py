@@ -20,18 +20,10 @@ from rest_framework.test import APIClient
 
 from accounts.tokens import token_create
 from medreview import authentication
-from medreview.authentication import ProfileTokenAuthentication, forget_all_tokens
+from medreview.authentication import ProfileTokenAuthentication
 from medreview.middleware import PrebuiltCSPMiddleware
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def token_cache(settings):
-    settings.API_TOKEN_CACHE_SECONDS = 5
-    forget_all_tokens()
-    yield
-    forget_all_tokens()
 
 
 def _api(key: str) -> APIClient:

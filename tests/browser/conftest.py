@@ -83,12 +83,14 @@ class _TestBrowser:
 
 
 @pytest.fixture
-def new_page(chromium) -> Iterator:
-    """A factory of pages, each in its own browser context (its own cookies and localStorage)."""
+def page_in_context(chromium) -> Iterator:
+    """A factory of pages, each in a browser context of its own (its own cookies and localStorage):
+    `page_in_context(viewport=..., **context_options)`, English, UTC, 20 s timeouts; every context is
+    closed after the test."""
     contexts = []
 
-    def make():
-        context = chromium.new_context(viewport=VIEWPORT, locale="en-US", timezone_id="UTC")
+    def make(**options: object):
+        context = chromium.new_context(**{"locale": "en-US", "timezone_id": "UTC", **options})
         context.set_default_timeout(20_000)
         contexts.append(context)
         return context.new_page()
@@ -96,6 +98,12 @@ def new_page(chromium) -> Iterator:
     yield make
     for context in contexts:
         context.close()
+
+
+@pytest.fixture
+def new_page(page_in_context):
+    """Pages at the desktop viewport, each in its own browser context."""
+    return lambda: page_in_context(viewport=VIEWPORT)
 
 
 def sign_in(page, live_server, username: str, password: str) -> None:

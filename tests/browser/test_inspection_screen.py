@@ -31,20 +31,13 @@ STRAY_KEYS = ("a", "Enter", "1", "2", "n", "r", "e", " ")
 
 
 @pytest.fixture
-def open_page(chromium, live_server):
-    contexts = []
-
+def open_page(page_in_context, live_server):
     def make(viewport: str):
-        context = chromium.new_context(viewport=VIEWPORTS[viewport], locale="en-US", timezone_id="UTC")
-        context.set_default_timeout(20_000)
-        contexts.append(context)
-        page = context.new_page()
+        page = page_in_context(viewport=VIEWPORTS[viewport])
         sign_in(page, live_server, "inspector", PASSWORD)
         return page
 
-    yield make
-    for context in contexts:
-        context.close()
+    return make
 
 
 def _plan(item: Item) -> tuple[list[str], dict[str, list[str]], dict[str, str]]:

@@ -53,21 +53,14 @@ LAYOUT = """() => {
 
 
 @pytest.fixture
-def context_for(chromium):
-    contexts = []
-
+def context_for(page_in_context):
     def make(touch: bool):
-        options = {"viewport": {"width": 390, "height": 844}, "locale": "en-US", "timezone_id": "UTC"}
+        options: dict = {"viewport": {"width": 390, "height": 844}}
         if touch:
             options.update(device_scale_factor=3, is_mobile=True, has_touch=True)
-        context = chromium.new_context(**options)
-        context.set_default_timeout(20_000)
-        contexts.append(context)
-        return context.new_page()
+        return page_in_context(**options)
 
-    yield make
-    for context in contexts:
-        context.close()
+    return make
 
 
 @pytest.mark.parametrize("device", ["mouse", "touch"])

@@ -55,18 +55,8 @@ SHIFT = "() => window.medreviewLayoutShift"
 
 
 @pytest.fixture
-def browser_context(chromium):
-    contexts = []
-
-    def make(options: dict):
-        context = chromium.new_context(locale="en-US", timezone_id="UTC", **options)
-        context.set_default_timeout(20_000)
-        contexts.append(context)
-        return context.new_page()
-
-    yield make
-    for context in contexts:
-        context.close()
+def browser_context(page_in_context):
+    return lambda options: page_in_context(**options)
 
 
 def _assert_no_shift(page, where: str) -> None:

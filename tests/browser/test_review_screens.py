@@ -30,21 +30,10 @@ def study(admin, physician_a, physician_b, inspector):
 
 
 @pytest.fixture
-def new_page(chromium):
+def new_page(page_in_context):
     """Pages in their own contexts; `bypass_csp` lets Playwright's wait_for_function evaluate its
     predicate under the app's Content Security Policy (the app's own scripts are unaffected)."""
-    contexts = []
-
-    def make():
-        context = chromium.new_context(viewport={"width": 1280, "height": 900}, locale="en-US", timezone_id="UTC",
-                                       bypass_csp=True)
-        context.set_default_timeout(20_000)
-        contexts.append(context)
-        return context.new_page()
-
-    yield make
-    for context in contexts:
-        context.close()
+    return lambda: page_in_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
 
 
 def _checked(page, index: int) -> str | None:

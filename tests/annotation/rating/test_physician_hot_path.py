@@ -12,7 +12,6 @@ from rest_framework.test import APIClient
 
 from accounts.tokens import token_create
 from annotation.models import Assignment
-from medreview.authentication import forget_all_tokens
 from tests.annotation.builders import (
     api_url,
     claim_and_submit,
@@ -33,14 +32,6 @@ SUBMIT_QUERIES = 13
 # the undo bar names its item by title with the case loaded in the same query, issue 21; 38 since
 # the page's case and dataset come with its assignment).
 SUBMIT_AND_NEXT_QUERIES = 38
-
-
-@pytest.fixture
-def token_cache(settings):
-    settings.API_TOKEN_CACHE_SECONDS = 5
-    forget_all_tokens()
-    yield
-    forget_all_tokens()
 
 
 def _step_queries(api: APIClient, study) -> tuple[int, int, int]:
