@@ -38,6 +38,11 @@ def _seconds(raw: str) -> int | None:
     return int(raw) if raw.isdigit() else None
 
 
+def _posted_path(request: HttpRequest, task: LabelTask) -> list[str]:
+    """The taxonomy levels the form posted (level1, level2, ...), as many as the task's taxonomy has."""
+    return [request.POST.get(f"level{d}", "") for d in range(1, screen.levels(task) + 1)]
+
+
 @require_http_methods(["GET", "POST"])
 def unit(request: HttpRequest, pk: int) -> HttpResponse:
     """GET: the form (blind for an assignment); POST: store the answer, then the next unit."""
@@ -47,7 +52,7 @@ def unit(request: HttpRequest, pk: int) -> HttpResponse:
         try:
             label_answer_submit(
                 unit=found, rater=request.user,
-                path=[request.POST.get(f"level{d}", "") for d in range(1, screen.levels(found.task) + 1)],
+                path=_posted_path(request, found.task),
                 verdict=request.POST.get("verdict", ""), value=request.POST.get("value", ""),
                 comment=request.POST.get("comment", ""), seconds=_seconds(request.POST.get("seconds", "")),
             )
@@ -92,7 +97,7 @@ def unit_inspect(request: HttpRequest, pk: int) -> HttpResponse:
         try:
             label_unit_decide(
                 unit=found, inspector=request.user,
-                path=[request.POST.get(f"level{d}", "") for d in range(1, screen.levels(found.task) + 1)],
+                path=_posted_path(request, found.task),
                 verdict=request.POST.get("verdict", ""), value=request.POST.get("value", ""),
                 reason=request.POST.get("reason", ""),
             )
