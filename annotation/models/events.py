@@ -213,8 +213,6 @@ def _seal_after_commit(study_id: int) -> None:
 
 # Rounds a non-waiting sealer goes on sealing what others committed meanwhile (see below).
 _NOWAIT_ROUNDS = 8
-# This process's background sealer (issues 26 and 27), for events written in requests.
-_sealer = batch_sealer(lambda study_id: seal_audit_chain_nowait(study_id), lambda: settings.AUDIT_SEAL_BATCH_SECONDS)
 
 
 def seal_audit_chain_nowait(study_id: int) -> int:
@@ -236,6 +234,10 @@ def seal_audit_chain_nowait(study_id: int) -> int:
         if not done or not ReviewEvent.objects.filter(study_id=study_id, seq__isnull=True).exists():
             return sealed
     return sealed + seal_audit_chain(study_id)
+
+
+# This process's background sealer (issues 26 and 27), for events written in requests.
+_sealer = batch_sealer(seal_audit_chain_nowait, lambda: settings.AUDIT_SEAL_BATCH_SECONDS)
 
 
 def _check_head(study_id: int, head: AuditChainHead) -> None:
