@@ -8,9 +8,12 @@ their order in the question set, criteria by their position in the item, 1-based
 
 from __future__ import annotations
 
+import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
 from django.db.models import Prefetch
 from django.utils.translation import get_language, gettext_noop
 from django.utils.translation import gettext as _
@@ -57,16 +60,52 @@ class Field:
         return axis_anchors(self.key.removeprefix("axis:")) if self.key.startswith("axis:") else []
 
 
+# study id -> (monotonic time read, the study's tasks with their scales and categories). Every claim,
+# draft and submit needs them (to build or check the fields) and they change only when an admin edits
+# a study, a task or a scale: each server process keeps them STUDY_TASKS_CACHE_SECONDS. An edit made
+# in this process is seen at once (`forget_study_tasks`, wired to the models' signals in
+# annotation.apps); in the other processes within that many seconds.
+_PROCESS_TASKS: dict[int, tuple[float, tuple[TaskType, ...]]] = {}
+_PROCESS_TASKS_LOCK = threading.Lock()
+
+
+def forget_study_tasks() -> None:
+    with _PROCESS_TASKS_LOCK:
+        _PROCESS_TASKS.clear()
+
+
+def _read_study_tasks(study: Study) -> tuple[TaskType, ...]:
+    return tuple(
+        study.tasks.select_related("scale")
+        .prefetch_related(Prefetch("scale__categories", queryset=ScaleCategory.objects.order_by("order")))
+        .order_by("order", "slug")
+    )
+
+
+def _process_study_tasks(study: Study) -> tuple[TaskType, ...]:
+    ttl = float(getattr(settings, "STUDY_TASKS_CACHE_SECONDS", 5))
+    if ttl <= 0:
+        return _read_study_tasks(study)
+    kept = _PROCESS_TASKS.get(study.pk)
+    if kept is not None and time.monotonic() - kept[0] < ttl:
+        return kept[1]
+    # The time is taken before the read: an edit committed while reading is never kept longer than ttl.
+    started = time.monotonic()
+    tasks = _read_study_tasks(study)
+    with _PROCESS_TASKS_LOCK:
+        _PROCESS_TASKS[study.pk] = (started, tasks)
+    return tasks
+
+
 def study_tasks(study: Study) -> list[TaskType]:
-    """The study's task types in display order, with their scale categories (2 queries, once per
-    Study instance: a request asks several times for the same study's tasks)."""
+    """The study's task types in display order, with their scale categories (2 queries, at most once
+    per Study instance and, in a server process, once per STUDY_TASKS_CACHE_SECONDS).
+
+    The task rows are shared by the requests of a process: read them, never set attributes on them.
+    """
     cached = study.__dict__.get("_study_tasks")
     if cached is None:
-        cached = list(
-            study.tasks.select_related("scale")
-            .prefetch_related(Prefetch("scale__categories", queryset=ScaleCategory.objects.order_by("order")))
-            .order_by("order", "slug")
-        )
+        cached = _process_study_tasks(study)
         study.__dict__["_study_tasks"] = cached
     return list(cached)
 

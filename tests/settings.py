@@ -18,6 +18,9 @@ os.environ.setdefault("API_THROTTLE_ANON", "100000/minute")
 # The verified-token cache is tested with its own window (tests/test_hot_path.py); elsewhere a token
 # changed behind the ORM's back (an expiry rewritten by .update()) must take effect at once.
 os.environ.setdefault("API_TOKEN_CACHE_SECONDS", "0")
+# Likewise a study's tasks and scales (tested with a window of their own in
+# tests/annotation/rating/test_study_tasks_cache.py): a test may rewrite a scale with .update().
+os.environ.setdefault("STUDY_TASKS_CACHE_SECONDS", "0")
 # Events sealed in the background (annotation/models/sealer.py) are tested with a window of their own
 # (tests/annotation/test_audit_sealer.py); elsewhere a request's events are sealed once its answer is out.
 os.environ.setdefault("AUDIT_SEAL_BATCH_SECONDS", "0")

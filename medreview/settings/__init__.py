@@ -350,6 +350,10 @@ API_TOKEN_DAYS = env_int("API_TOKEN_DAYS", default=90)
 # A verified token is remembered this many seconds in each server process (no query per API call);
 # a revoked token or a deactivated user stops working within it (medreview/authentication.py). 0: off.
 API_TOKEN_CACHE_SECONDS = env_int("API_TOKEN_CACHE_SECONDS", default=5)
+# A study's tasks, scales and categories are remembered this many seconds in each server process (every
+# claim, draft and submit needs them); an edit in another process is seen within it (annotation/fields.py).
+# 0: read them on every request.
+STUDY_TASKS_CACHE_SECONDS = env_int("STUDY_TASKS_CACHE_SECONDS", default=5)
 REST_KNOX = {
     "TOKEN_TTL": timedelta(days=API_TOKEN_DAYS),
     "AUTH_HEADER_PREFIX": "Token",  # the header clients already send
