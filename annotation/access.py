@@ -133,12 +133,16 @@ def access_study_for_rating(user: AnyUser, pk: int) -> Study:
     return study
 
 
-def access_assignment_for_rating(user: AnyUser, pk: int) -> Assignment:
+def access_assignment_for_rating(user: AnyUser, pk: int, *, with_case: bool = False) -> Assignment:
+    """The user's own assignment with its item, study and case text. `with_case`: also the case and
+    its dataset, which the rating page names (two queries fewer there); the API and the other writes
+    do without the two joins, which cost more to plan than to run."""
     _deny_read_only(user)
+    joined = ["item", "item__study", "item__revision"]
+    if with_case:
+        joined += ["item__revision__case", "item__revision__case__dataset"]
     assignment = (
-        # The case and its dataset: the rating page names both (two queries fewer on every page).
-        Assignment.objects.select_related("item", "item__study", "item__revision", "item__revision__case",
-                                          "item__revision__case__dataset")
+        Assignment.objects.select_related(*joined)
         # The source record as imported can be large and no rating screen shows it.
         .defer("item__revision__raw", "item__revision__extra")
         .filter(

@@ -80,7 +80,7 @@ def next_item(request: HttpRequest, study_pk: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 @answers_busy_database(json=False)
 def rate(request: HttpRequest, pk: int) -> HttpResponse:
-    assignment = access.access_assignment_for_rating(request.user, pk)
+    assignment = access.access_assignment_for_rating(request.user, pk, with_case=True)
     phase = requested_phase(request)
     if request.method == "GET":
         try:

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 
 from annotation.access import check_can_manage_studies
 from annotation.models import Study, StudyMember
@@ -55,3 +56,10 @@ def study_set_rater_groups(*, study: Study, groups: Mapping[User, str], actor: U
 
 def study_has_groups(study: Study) -> bool:
     return StudyMember.objects.filter(study=study, role=StudyMember.Role.RATER).exclude(group="").exists()
+
+
+def study_has_groups_exists() -> Exists:
+    """`study_has_groups` on a StudyMember query: whether the member's study has raters in groups."""
+    return Exists(
+        StudyMember.objects.filter(study_id=OuterRef("study_id"), role=StudyMember.Role.RATER).exclude(group="")
+    )

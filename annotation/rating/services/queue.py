@@ -16,14 +16,15 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import OperationalError, connection, transaction
+from django.db.models import BooleanField, ExpressionWrapper
 from django.utils import timezone
 from django.utils.translation import gettext
 
 from annotation.access import check_can_write_assignment
 from annotation.locks import lock_assignment
 from annotation.models import Assignment, Item, ItemKind, ReviewEvent, Study, StudyMember
-from annotation.studies.calibration.services import calibration_claim_next, calibration_pending
-from annotation.studies.groups import group_quota, study_has_groups
+from annotation.studies.calibration.services import calibration_claim_next, calibration_pending_q
+from annotation.studies.groups import group_quota, study_has_groups_exists
 from cases.models import CaseRevision
 
 User = AbstractBaseUser
@@ -164,21 +165,25 @@ def assignment_claim_next(*, study: Study, rater: User, now: datetime | None = N
     None also when the study is not running or the rater does not meet its eligibility rules.
     """
     now = now or timezone.now()
-    # Issue 11: a rater not yet admitted to a study with calibration items rates those first.
-    if calibration_pending(study, rater):
-        return calibration_claim_next(study=study, rater=rater, now=now) if study.status == Study.Status.RUNNING else None
     # Locks the rater's membership row (which also proves the membership) so one rater's parallel
     # requests (two tabs) claim one item at a time; candidate items are then locked one by one with
-    # SKIP LOCKED and their slots re-counted under the lock.
+    # SKIP LOCKED and their slots re-counted under the lock. The same query tells whether the rater
+    # is still in calibration and whether the study has expert groups (one round trip, not three).
     with transaction.atomic():
         membership = (
             StudyMember.objects.select_for_update()
             .filter(study=study, user=rater, role=StudyMember.Role.RATER)
-            .values_list("pk", "group")
+            .annotate(calibrating=ExpressionWrapper(calibration_pending_q(), output_field=BooleanField()),
+                      grouped=study_has_groups_exists())
+            .values_list("group", "calibrating", "grouped")
             .first()
         )
         if membership is None:
             raise PermissionDenied(gettext("You are not a rater in this study."))
+        group, calibrating, study_grouped = membership
+        if calibrating:
+            # Issue 11: a rater not yet admitted to a study with calibration items rates those first.
+            return calibration_claim_next(study=study, rater=rater, now=now) if study.status == Study.Status.RUNNING else None
         if study.status != Study.Status.RUNNING:
             return None
         own = _own_unfinished(study, rater, now)
@@ -186,8 +191,7 @@ def assignment_claim_next(*, study: Study, rater: User, now: datetime | None = N
             return own
         if not _rater_eligible(study, rater):
             return None
-        group = membership[1]
-        if not group and study_has_groups(study):
+        if not group and study_grouped:
             return None  # expert groups by design: a rater outside both groups takes no new item
         return _claim_new_item(study, rater, now, group=group)
 
@@ -332,10 +336,11 @@ def _claim_after_wait(
 def _claim_locked_item(study: Study, item_id: int, rater: User, now: datetime, *, group: str = "") -> Assignment | None:
     # Already locked by the candidate query; this read joins what the rating screen shows.
     item = (
-        Item.objects.select_related("study", "revision", "response", "response_b", "question_set")
+        Item.objects.select_related("revision", "response", "response_b", "question_set")
         .defer("revision__raw", "revision__extra", "response__raw", "response_b__raw")
         .get(pk=item_id)
     )
+    item.study = study  # the candidate query picked it from this study: no join to read the row again
     return _try_claim_item(study, item, rater, now, group=group) if item.status == Item.Status.OPEN else None
 
 

@@ -18,7 +18,7 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -116,13 +116,18 @@ def calibration_import(*, study: Study, actor: User, rows: list[dict[str, Any]])
     return len(rows)
 
 
-def calibration_pending(study: Study, rater: User) -> bool:
-    """Whether the rater must (still) go through calibration before the main queue (1 query: it runs
-    on every claim)."""
+def calibration_pending_q() -> Q:
+    """On a StudyMember query: a member not yet admitted to a study that holds calibration items
+    (the claim reads it with the rater's membership, in the same query)."""
     calibration = Item.objects.filter(study_id=OuterRef("study_id"), status=Item.Status.CALIBRATION)
+    return Q(admitted_at__isnull=True) & Q(Exists(calibration))
+
+
+def calibration_pending(study: Study, rater: User) -> bool:
+    """Whether the rater must (still) go through calibration before the main queue (1 query)."""
     return StudyMember.objects.filter(
-        study=study, user=rater, role=StudyMember.Role.RATER, admitted_at__isnull=True,
-    ).filter(Exists(calibration)).exists()
+        study=study, user=rater, role=StudyMember.Role.RATER,
+    ).filter(calibration_pending_q()).exists()
 
 
 def calibration_claim_next(*, study: Study, rater: User, now: datetime | None = None) -> Assignment | None:
