@@ -14,7 +14,8 @@ within the first 2 x think seconds), for `--seconds`.
 
 Each size of --physicians (a comma-separated list; 50, 100 and 200 by default) runs against the
 same server with a study of its own over the same cases. Prints per size p50 / p95 / p99 latency
-of each call, throughput, the server's CPU per request and its workers' peak memory, and at the
+of each call, throughput, the server's CPU per request (gunicorn's workers, and PostgreSQL's processes
+on this machine), its workers' peak memory, and at the
 end how each grows with the number of physicians: the log-log slope (0: flat, 1: proportional).
 --app-root serves another checkout of medreview (its manage.py, gunicorn from its directory) with
 this script, so a figure before a change is taken by the same benchmark.
@@ -226,6 +227,18 @@ def _cpu_seconds(pids: list[int]) -> float:
     return total
 
 
+def _database_pids() -> list[int]:
+    """The PostgreSQL server's processes on this machine (its backends do the queries' work)."""
+    pids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if "(postgres)" in stat.read_text():
+                pids.append(int(stat.parent.name))
+        except OSError:
+            continue
+    return pids
+
+
 def _workers(master: int) -> list[int]:
     try:
         return [int(p) for p in Path(f"/proc/{master}/task/{master}/children").read_text().split()]
@@ -330,6 +343,7 @@ def _run_size(n: int, admin: Any, tokens: dict[str, str], args: argparse.Namespa
     workers = _workers(server.pid)
     load_before = os.getloadavg()[0]
     cpu_before = _cpu_seconds(workers)
+    database_before = _cpu_seconds(_database_pids())
     client_before = time.process_time()
     started = time.monotonic()
     until = started + args.seconds
@@ -343,6 +357,8 @@ def _run_size(n: int, admin: Any, tokens: dict[str, str], args: argparse.Namespa
         p.join()
     elapsed = time.monotonic() - started
     server_cpu = _cpu_seconds(workers) - cpu_before
+    # Backends that exited during the run are not counted: the server keeps its connections (CONN_MAX_AGE).
+    database_cpu = _cpu_seconds(_database_pids()) - database_before
     client_cpu = time.process_time() - client_before
     load_after = os.getloadavg()[0]
 
@@ -359,6 +375,7 @@ def _run_size(n: int, admin: Any, tokens: dict[str, str], args: argparse.Namespa
     print(f"throughput: {requests / elapsed:.1f} requests/s, {submitted / elapsed:.1f} submissions/s "
           f"({submitted} submissions in {elapsed:.1f} s)")
     print(f"CPU per request: gunicorn workers {cpu_per_request:.1f} ms, "
+          f"PostgreSQL {database_cpu * 1000 / max(requests, 1):.1f} ms, "
           f"simulated clients {client_cpu * 1000 / max(requests, 1):.1f} ms "
           f"(load average {load_before:.1f} before, {load_after:.1f} after, on {os.cpu_count()} CPUs); "
           f"workers' peak memory {memory:.0f} MB")
@@ -370,7 +387,7 @@ def _run_size(n: int, admin: Any, tokens: dict[str, str], args: argparse.Namespa
     for note in notes:
         print(note)
     return {"physicians": n, "requests": requests, "elapsed": elapsed, "server_cpu": server_cpu,
-            "cpu_ms": cpu_per_request, "next_p95": p95["next"], "submit_p95": p95["submit"],
+            "cpu_ms": cpu_per_request, "db_cpu_ms": database_cpu * 1000 / max(requests, 1), "next_p95": p95["next"], "submit_p95": p95["submit"],
             "memory_mb": memory, "doubles": doubles, "lost": lost, "errors": len(errors)}
 
 
@@ -428,10 +445,10 @@ def main() -> None:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=30)
 
-    print(f"\n{'physicians':>10}{'CPU ms/req':>12}{'next p95':>10}{'submit p95':>12}{'req/s':>8}{'peak MB':>9}"
+    print(f"\n{'physicians':>10}{'CPU ms/req':>12}{'DB ms/req':>11}{'next p95':>10}{'submit p95':>12}{'req/s':>8}{'peak MB':>9}"
           f"{'errors':>8}{'doubles':>9}{'lost':>6}")
     for r in results:
-        print(f"{r['physicians']:>10}{r['cpu_ms']:>12.1f}{r['next_p95']:>10.1f}{r['submit_p95']:>12.1f}"
+        print(f"{r['physicians']:>10}{r['cpu_ms']:>12.1f}{r['db_cpu_ms']:>11.1f}{r['next_p95']:>10.1f}{r['submit_p95']:>12.1f}"
               f"{r['requests'] / r['elapsed']:>8.1f}{r['memory_mb']:>9.0f}{r['errors']:>8}{r['doubles']:>9}{r['lost']:>6}")
     if len(results) > 1:
         xs = [float(r["physicians"]) for r in results]

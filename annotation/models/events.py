@@ -270,6 +270,27 @@ def seal_audit_chain(study_id: int) -> int:
     return _seal(study_id, wait=True) or 0
 
 
+# Events whose places in the chain one UPDATE fills in (6 parameters each, well under SQLite's limit).
+_SEAL_STATEMENT_EVENTS = 500
+
+
+def _fill_in_chain_places(events: list["ReviewEvent"], sealed_at: datetime, key_id: str) -> None:
+    """The one write to an existing event: its place in the chain, filled in once, for a batch of
+    events in one statement (one per event cost a round trip and a compile each, on every request's
+    event). The model's queryset refuses updates, hence the base class; on PostgreSQL a trigger
+    allows no other write."""
+
+    def per_event(name: str) -> models.Case:
+        return models.Case(*(models.When(pk=e.pk, then=models.Value(getattr(e, name))) for e in events),
+                           output_field=ReviewEvent._meta.get_field(name))
+
+    models.QuerySet.update(
+        ReviewEvent.objects.filter(pk__in=[e.pk for e in events], seq__isnull=True),
+        seq=per_event("seq"), prev_hash=per_event("prev_hash"), hash=per_event("hash"),
+        sealed_at=sealed_at, key_id=key_id,
+    )
+
+
 def _seal(study_id: int, *, wait: bool) -> int | None:
     """Seal the pending events under the chain head's lock; None when `wait` is off and it is held."""
     keys = audit_chain_keys()
@@ -299,14 +320,8 @@ def _seal(study_id: int, *, wait: bool) -> int | None:
             event.seq, event.prev_hash, event.sealed_at, event.key_id = head.seq + 1, head.hash, now, key_id
             event.hash = audit_event_hash(chain_fields(event), event.prev_hash, keys.get(key_id))
             head.seq, head.hash, head.sealed_at = event.seq, event.hash, now
-        for event in pending:
-            # The one write to an existing event: filling in its place in the chain, once (the model's
-            # queryset refuses updates, hence the base class; on PostgreSQL a trigger allows no other).
-            models.QuerySet.update(
-                ReviewEvent.objects.filter(pk=event.pk, seq__isnull=True),
-                seq=event.seq, prev_hash=event.prev_hash, hash=event.hash, sealed_at=event.sealed_at,
-                key_id=event.key_id,
-            )
+        for start in range(0, len(pending), _SEAL_STATEMENT_EVENTS):
+            _fill_in_chain_places(pending[start:start + _SEAL_STATEMENT_EVENTS], now, key_id)
         if pending:
             head.save(update_fields=["seq", "hash", "sealed_at"])
             audit_log.info("audit chain head: study=%s seq=%s hash=%s key=%s sealed_at=%s", study_id, head.seq,

@@ -177,6 +177,32 @@ def test_it_shows_an_items_history_to_the_studys_inspectors_and_admins_only(revi
         e["seq"] for e in data["events"])
 
 
+def test_it_seals_a_batch_in_a_fixed_number_of_statements_whatever_its_size(reviewed, monkeypatch) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from annotation.models import events as events_module
+
+    monkeypatch.setattr(events_module, "_SEAL_STATEMENT_EVENTS", 5)  # 16 events: four statements
+    with CaptureQueriesContext(connection) as ctx:
+        assert seal_audit_chain(reviewed.pk) == 16
+    fills = [q["sql"] for q in ctx.captured_queries if q["sql"].startswith('UPDATE "annotation_reviewevent"')]
+    assert len(fills) == 4
+    events = list(ReviewEvent.objects.filter(study=reviewed).order_by("seq"))
+    assert [e.seq for e in events] == list(range(1, 17))
+    assert events[0].prev_hash == GENESIS_HASH
+    assert all(b.prev_hash == a.hash for a, b in zip(events, events[1:], strict=False))
+    assert all(e.hash == event_hash_of(e) for e in events)
+    head = AuditChainHead.objects.get(study=reviewed)
+    assert (head.seq, head.hash) == (16, events[-1].hash)
+
+
+def event_hash_of(event: ReviewEvent) -> str:
+    from annotation.models.events import audit_chain_keys, chain_fields
+
+    return event_hash(chain_fields(event), event.prev_hash, audit_chain_keys().get(event.key_id))
+
+
 def test_it_writes_a_system_event_without_an_item_into_the_chain(reviewed) -> None:
     ReviewEvent.objects.record(study=reviewed, item=None, actor=None, kind=ReviewEvent.Kind.EXPORTED,
                                data={"what": "labels"})
