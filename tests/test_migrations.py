@@ -200,3 +200,39 @@ def test_it_points_translation_tasks_queued_before_the_move_at_their_new_module(
     from django.utils.module_loading import import_string
 
     assert import_string(new).name == "translation_job_task"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_marks_items_already_given_out_with_their_first_claim() -> None:
+    """Issue 26: the queue looks for started items among those marked given out; items claimed
+    before the mark existed get it from their earliest assignment, untouched ones stay unmarked."""
+    from datetime import UTC, datetime, timedelta
+
+    try:
+        old = _migrate([("annotation", "0015_issue23_event_kinds_and_scale_terms")])
+        user = old.get_model("auth", "User").objects.create(username="migration-rater")
+        dataset = old.get_model("cases", "Dataset").objects.create(name="Migration set")
+        release = old.get_model("cases", "Release").objects.create(
+            dataset=dataset, label="v1", format="livemedbench", file_name="f.json", sha256="0" * 64)
+        case_model, revision_model = old.get_model("cases", "Case"), old.get_model("cases", "CaseRevision")
+        study = old.get_model("annotation", "Study").objects.create(name="Migration study", created_by=user)
+        items = []
+        for n in range(2):
+            case = case_model.objects.create(dataset=dataset, external_id=f"m{n}")
+            revision = revision_model.objects.create(case=case, number=1, release=release, content_hash=f"{n}" * 64)
+            items.append(old.get_model("annotation", "Item").objects.create(
+                study=study, kind="case", key=f"case:{case.pk}", revision=revision))
+        first = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+        assignment = old.get_model("annotation", "Assignment")
+        for rater, when in ((user, first + timedelta(hours=2)), (None, first)):
+            row = assignment.objects.create(
+                item=items[0], rater=rater or old.get_model("auth", "User").objects.create(username="second"),
+                state="submitted")
+            assignment.objects.filter(pk=row.pk).update(claimed_at=when)
+        _migrate_to_latest()
+        from annotation.models import Item
+
+        marks = dict(Item.objects.filter(study_id=study.pk).values_list("pk", "first_claimed_at"))
+        assert marks == {items[0].pk: first, items[1].pk: None}
+    finally:
+        _migrate_to_latest()

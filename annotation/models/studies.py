@@ -138,6 +138,9 @@ class Item(models.Model):
     # Calibration items (status CALIBRATION): {field id: {"label": ..., "explanation": ...}}.
     expected = models.JSONField(default=dict, blank=True, help_text="Calibration items: the expected answers")
     created_at = models.DateTimeField(auto_now_add=True)
+    # When a rater was first given the item. The queue looks for items other raters have started
+    # among these only (a partial index), instead of counting the slots of every open item.
+    first_claimed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         # By the key column: following the related model's own ordering would join it into every query.
@@ -145,7 +148,11 @@ class Item(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["study", "key"], name="item_unique_key"),
         ]
-        indexes = [models.Index(fields=["study", "status"])]
+        indexes = [
+            models.Index(fields=["study", "status"]),
+            models.Index(fields=["study", "id"], name="item_open_started_idx",
+                         condition=models.Q(status="open", first_claimed_at__isnull=False)),
+        ]
 
     def __str__(self) -> str:
         return f"{self.study_id}/{self.key}"

@@ -105,6 +105,9 @@ def _try_claim_item(study: Study, item: Item, rater: User, now: datetime, *, gro
             item=item, rater=rater, state=Assignment.State.CLAIMED, lease_expires_at=lease_until(study, now),
             pair_order=order,
         )
+    if item.first_claimed_at is None:
+        item.first_claimed_at = now
+        item.save(update_fields=["first_claimed_at"])
     else:
         # Only the rater's own expired row can be here (others are excluded): reuse it, keeping its draft.
         assignment.state = Assignment.State.DRAFT if assignment.draft else Assignment.State.CLAIMED
@@ -197,14 +200,16 @@ def assignment_claim_next(*, study: Study, rater: User, now: datetime | None = N
 
 
 def _candidate_item_id(
-    study: Study, rater: User, now: datetime, *, started: bool | None, languages: list[str] | None,
+    study: Study, rater: User, now: datetime, *, started: bool, languages: list[str] | None,
     tried: list[int], wait: bool = False, group: str = "",
 ) -> int | None:
     """The first open item the rater has not touched with room left, locked with SKIP LOCKED.
 
     `started` True: items other raters hold a slot on (taken first, so items complete and reach
-    agreement sooner); False: items nobody holds; None: either. `wait`: wait for the row lock
-    instead of skipping locked rows. Hand-written SQL because this runs on every
+    agreement sooner), looked for among the items given out before (`Item.first_claimed_at`, a
+    partial index) rather than by counting the slots of every open item; False: the first item with
+    room, started or not, by its exact count (so an item is reached even without that mark). `wait`:
+    wait for the row lock instead of skipping locked rows. Hand-written SQL because this runs on every
     claim and the equivalent ORM expression (NOT IN, correlated count, FOR UPDATE OF) cost more to
     compile than to execute. The count is only a guess; `_try_claim_item` re-counts under the lock.
     """
@@ -223,14 +228,14 @@ def _candidate_item_id(
     params += [rater.pk, Assignment.State.EXPIRED]
     params += list(languages or [])
     params += [*Assignment.SLOT_STATES, *Assignment.LEASED_STATES, live]
-    if started is None:
-        room = "< %s"
-        params.append(study.raters_per_item)
-    elif started:
+    given_out = ""
+    if started:
+        given_out = "AND i.first_claimed_at IS NOT NULL"
         room = "BETWEEN 1 AND %s"
         params.append(study.raters_per_item - 1)
     else:
-        room = "= 0"
+        room = "< %s"
+        params.append(study.raters_per_item)
     in_group = ""
     if group:
         # Expert groups by design: only items whose slots for the rater's group are not all held.
@@ -250,7 +255,7 @@ def _candidate_item_id(
         lock = " FOR UPDATE OF i" if wait else " FOR UPDATE OF i SKIP LOCKED"
     sql = f"""
         SELECT i.id FROM {item_table} i {join}
-        WHERE i.study_id = %s AND i.status = %s
+        WHERE i.study_id = %s AND i.status = %s {given_out}
           AND i.id NOT IN (SELECT m.item_id FROM {assignment_table} m WHERE m.rater_id = %s AND m.state <> %s)
           {language}
           AND (SELECT COUNT(*) FROM {assignment_table} h WHERE h.item_id = i.id
@@ -272,6 +277,7 @@ def _claim_new_item(study: Study, rater: User, now: datetime, *, group: str = ""
         profile = getattr(rater, "profile", None)
         languages = list(profile.languages) if profile else []
     tried: list[int] = []
+    # Started items first; then the first item with room (started or not) by its exact count.
     for started in (True, False):
         claimed = _claim_unlocked(study, rater, now, started=started, languages=languages, tried=tried, group=group)
         if claimed is not None:
@@ -290,14 +296,14 @@ def _claim_new_item(study: Study, rater: User, now: datetime, *, group: str = ""
         if claimed is not None or item_id is None:
             return claimed
         tried.append(item_id)  # it filled while we waited
-        claimed = _claim_unlocked(study, rater, now, started=None, languages=languages, tried=tried, group=group)
+        claimed = _claim_unlocked(study, rater, now, started=False, languages=languages, tried=tried, group=group)
         if claimed is not None:
             return claimed
     return None
 
 
 def _claim_unlocked(
-    study: Study, rater: User, now: datetime, *, started: bool | None, languages: list[str] | None,
+    study: Study, rater: User, now: datetime, *, started: bool, languages: list[str] | None,
     tried: list[int], group: str,
 ) -> Assignment | None:
     """Claim the first candidate nobody holds a lock on (SKIP LOCKED); full ones go to `tried`."""
@@ -324,7 +330,7 @@ def _claim_after_wait(
         with transaction.atomic():
             with connection.cursor() as cursor:
                 cursor.execute(f"SET LOCAL lock_timeout = '{max(1, int(seconds * 1000))}ms'")
-            item_id = _candidate_item_id(study, rater, now, started=None, languages=languages, tried=tried,
+            item_id = _candidate_item_id(study, rater, now, started=False, languages=languages, tried=tried,
                                          wait=True, group=group)
             if item_id is None:
                 return None, None

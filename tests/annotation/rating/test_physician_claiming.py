@@ -10,7 +10,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation.models import Assignment, Rating, ReviewEvent
+from annotation.models import Assignment, Item, Rating, ReviewEvent
 from annotation.rating.selectors import rater_queue
 from annotation.rating.services.queue import assignment_claim_next, assignment_skip, lease_expire
 from annotation.rating.services.ratings import assignment_save_draft, rating_submit
@@ -36,6 +36,29 @@ def test_it_gives_each_item_at_most_raters_per_item_raters(admin, physician_a, p
     second = assignment_claim_next(study=study, rater=physician_b)
     assert first.item_id == second.item_id
     assert assignment_claim_next(study=study, rater=inspector) is None
+
+
+def test_it_offers_an_item_another_rater_started_before_an_untouched_one(admin, physician_a, physician_b,
+                                                                          inspector):
+    make_cases(3)
+    study = running_study(admin, raters=[physician_a, physician_b, inspector])
+    skipped = assignment_claim_next(study=study, rater=physician_a)
+    assignment_skip(assignment=skipped, rater=physician_a, reason="not my field")
+    started = claim_and_submit(study, physician_a)
+    assert started.item_id > skipped.item_id
+    # The skipped item is untouched again (no slot held) and has the lower id: the started one comes first.
+    assert assignment_claim_next(study=study, rater=physician_b).item_id == started.item_id
+    assert Item.objects.get(pk=started.item_id).first_claimed_at is not None
+
+
+def test_it_still_offers_a_started_item_that_lacks_its_first_claim_mark(admin, physician_a, physician_b):
+    make_cases(1)
+    study = running_study(admin, raters=[physician_a, physician_b])
+    claim_and_submit(study, physician_a)
+    # Labels written some other way (before the mark existed, or by a path that forgot it).
+    Item.objects.filter(study=study).update(first_claimed_at=None)
+    claimed = assignment_claim_next(study=study, rater=physician_b)
+    assert claimed is not None and claimed.item.study_id == study.pk
 
 
 def test_it_returns_the_raters_own_unfinished_item_first(admin, physician_a):
