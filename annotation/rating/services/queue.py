@@ -105,15 +105,15 @@ def _try_claim_item(study: Study, item: Item, rater: User, now: datetime, *, gro
             item=item, rater=rater, state=Assignment.State.CLAIMED, lease_expires_at=lease_until(study, now),
             pair_order=order,
         )
-    if item.first_claimed_at is None:
-        item.first_claimed_at = now
-        item.save(update_fields=["first_claimed_at"])
     else:
         # Only the rater's own expired row can be here (others are excluded): reuse it, keeping its draft.
         assignment.state = Assignment.State.DRAFT if assignment.draft else Assignment.State.CLAIMED
         assignment.lease_expires_at = lease_until(study, now)
         assignment.pair_order = assignment.pair_order or order
         assignment.save(update_fields=["state", "lease_expires_at", "pair_order"])
+    if item.first_claimed_at is None:
+        item.first_claimed_at = now
+        item.save(update_fields=["first_claimed_at"])
     ReviewEvent.objects.record(
         item=item, assignment=assignment, actor=rater, kind=ReviewEvent.Kind.CLAIMED,
         data={"lease_expires_at": assignment.lease_expires_at.isoformat(), "pair_order": assignment.pair_order},

@@ -101,6 +101,29 @@ def test_it_lets_the_same_rater_reclaim_a_lapsed_item_with_its_draft(admin, phys
     assert again.lease_expires_at > later
 
 
+def test_it_revives_the_raters_expired_row_whether_or_not_its_item_carries_the_first_claim_mark(
+        admin, physician_a, physician_b):
+    make_cases(2)
+    study = running_study(admin, raters=[physician_a, physician_b])
+    claims = {}
+    for marked in (True, False):
+        claim = assignment_claim_next(study=study, rater=physician_a)
+        assignment_save_draft(assignment=claim, rater=physician_a,
+                              draft={"narrative-quality|": {"label": "1", "comment": "vague"}}, seconds_spent=5)
+        later = timezone.now() + timedelta(hours=2)
+        assert lease_expire(now=later) == 1
+        if not marked:  # an item given out before the mark existed
+            Item.objects.filter(pk=claim.item_id).update(first_claimed_at=None)
+        again = assignment_claim_next(study=study, rater=physician_a, now=later)
+        assert again.pk == claim.pk
+        again.refresh_from_db()
+        assert again.state == Assignment.State.DRAFT and again.lease_expires_at > later
+        assert again.draft["narrative-quality|"]["comment"] == "vague"
+        rating_submit(assignment=again, rater=physician_a, labels=labels_for(again, "2"), seconds_spent=9, now=later)
+        claims[marked] = again.pk
+    assert Assignment.objects.filter(pk__in=claims.values(), state=Assignment.State.SUBMITTED).count() == 2
+
+
 def test_it_revives_a_lapsed_claim_expired_by_another_claim_meanwhile_as_a_live_one(admin, physician_a,
                                                                                        physician_b, monkeypatch):
     # The race PostgreSQL's concurrency test once met under load: the rater's lapsed claim is read,

@@ -30,6 +30,8 @@ pytestmark = pytest.mark.django_db
 CLAIM_QUERIES = 15
 DRAFT_QUERIES = 10
 SUBMIT_QUERIES = 13
+# Another rater's claim of that item: found by the first look (started items) and not marked again.
+SECOND_CLAIM_QUERIES = CLAIM_QUERIES - 2
 # A server process also keeps the study's tasks and scales (STUDY_TASKS_CACHE_SECONDS): two queries
 # fewer on each step once one request has read them.
 TASKS_QUERIES = 2
@@ -68,6 +70,20 @@ def test_it_claims_drafts_and_submits_in_a_fixed_number_of_queries(token_cache, 
         claim_and_submit(study, physician_a)
     later = _step_queries(api, study)
     assert first == later == (CLAIM_QUERIES, DRAFT_QUERIES, SUBMIT_QUERIES)
+
+
+def test_it_claims_an_item_another_rater_started_without_marking_it_again(token_cache, admin, physician_a,
+                                                                          physician_b):
+    study = make_running_study(admin, [physician_a, physician_b], cases=12)
+    first = claim_and_submit(study, physician_a)
+    _, key = token_create(user=physician_b)
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    api.get(api_url("queue"))  # the token verified once
+    with CaptureQueriesContext(connection) as claim:
+        body = api.post(api_url("claim_next", study_pk=study.pk)).json()
+    assert body["assignment"]["item"] == first.item_id
+    assert len(claim.captured_queries) == SECOND_CLAIM_QUERIES
 
 
 def test_it_spends_no_query_on_the_studys_tasks_within_the_process_window(token_cache, settings, admin,
