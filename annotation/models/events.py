@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import models, transaction
+from django.db import connection, models, transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
@@ -270,8 +270,15 @@ def seal_audit_chain(study_id: int) -> int:
     return _seal(study_id, wait=True) or 0
 
 
-# Events whose places in the chain one UPDATE fills in (6 parameters each, well under SQLite's limit).
+# Events whose places in the chain one UPDATE fills in, at most: each takes 7 parameters (two in each
+# of three CASEs, one in the IN list), and a database may cap a statement's parameters (Django assumes
+# 999 for SQLite, whose older builds refuse more).
 _SEAL_STATEMENT_EVENTS = 500
+
+
+def _seal_statement_events() -> int:
+    cap = connection.features.max_query_params
+    return min(_SEAL_STATEMENT_EVENTS, cap // 7) if cap else _SEAL_STATEMENT_EVENTS
 
 
 def _fill_in_chain_places(events: list["ReviewEvent"], sealed_at: datetime, key_id: str) -> None:
@@ -320,8 +327,9 @@ def _seal(study_id: int, *, wait: bool) -> int | None:
             event.seq, event.prev_hash, event.sealed_at, event.key_id = head.seq + 1, head.hash, now, key_id
             event.hash = audit_event_hash(chain_fields(event), event.prev_hash, keys.get(key_id))
             head.seq, head.hash, head.sealed_at = event.seq, event.hash, now
-        for start in range(0, len(pending), _SEAL_STATEMENT_EVENTS):
-            _fill_in_chain_places(pending[start:start + _SEAL_STATEMENT_EVENTS], now, key_id)
+        size = _seal_statement_events()
+        for start in range(0, len(pending), size):
+            _fill_in_chain_places(pending[start:start + size], now, key_id)
         if pending:
             head.save(update_fields=["seq", "hash", "sealed_at"])
             audit_log.info("audit chain head: study=%s seq=%s hash=%s key=%s sealed_at=%s", study_id, head.seq,

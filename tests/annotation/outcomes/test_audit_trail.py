@@ -197,6 +197,20 @@ def test_it_seals_a_batch_in_a_fixed_number_of_statements_whatever_its_size(revi
     assert (head.seq, head.hash) == (16, events[-1].hash)
 
 
+def test_it_keeps_each_seal_statement_under_the_databases_parameter_cap(reviewed, monkeypatch) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    monkeypatch.setattr(connection.features, "max_query_params", 21)  # 7 per event: 3 events per statement
+    with CaptureQueriesContext(connection) as ctx:
+        assert seal_audit_chain(reviewed.pk) == 16
+    fills = [q["sql"] for q in ctx.captured_queries if q["sql"].startswith('UPDATE "annotation_reviewevent"')]
+    assert len(fills) == 6
+    events = list(ReviewEvent.objects.filter(study=reviewed).order_by("seq"))
+    assert [e.seq for e in events] == list(range(1, 17))
+    assert all(e.hash == event_hash_of(e) for e in events)
+
+
 def event_hash_of(event: ReviewEvent) -> str:
     from annotation.models.events import audit_chain_keys, chain_fields
 
