@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from annotation.rating.services.queue import lease_expire
+from annotation.rating.services.leases import lease_expire
 
 
 class Command(BaseCommand):

@@ -1,4 +1,5 @@
-"""The rater's writes, each one transaction: `queue` (claim the next item, leases, skip), `ratings`
+"""The rater's writes, each one transaction: `queue` (claim the next item, skip), `leases`
+(how long a claim runs, which assignments hold a slot, reviving and expiring lapsed claims), `ratings`
 (drafts and submissions), `policy` (where a submitted item goes next), `editing` (changes after
 submission, giving a claim back).
 

@@ -1,16 +1,15 @@
-"""The rater's queue: claiming the next item, leases (renewal, revival, expiry) and skipping.
+"""The rater's queue: claiming the next item and skipping it (which assignments hold a slot, and
+for how long: `leases`).
 
-Slots: submitted, returned and revised assignments always hold one of an item's
-`raters_per_item` slots; claimed and drafted ones only while their lease runs. Claims take
-candidate items with `select_for_update(skip_locked=True)` so concurrent claimers spread over
-different items instead of queueing on one, and re-count the slots under the item's lock.
+Claims take candidate items with `select_for_update(skip_locked=True)` so concurrent claimers spread
+over different items instead of queueing on one, and re-count the slots under the item's lock.
 """
 
 from __future__ import annotations
 
 import random
 import time
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -23,6 +22,7 @@ from django.utils.translation import gettext
 from annotation.access import check_can_write_assignment
 from annotation.locks import lock_assignment
 from annotation.models import Assignment, Item, ItemKind, ReviewEvent, Study, StudyMember
+from annotation.rating.services.leases import expire_lapsed_on_item, holds_slot, lease_until, slot_holders
 from annotation.studies.calibration.services import calibration_claim_next, calibration_pending_q
 from annotation.studies.groups import group_quota, study_has_groups_exists
 from cases.models import CaseRevision
@@ -48,38 +48,10 @@ def _rater_eligible(study: Study, rater: User) -> bool:
     return True
 
 
-def lease_until(study: Study, now: datetime) -> datetime:
-    return now + timedelta(minutes=study.lease_minutes)
-
-
 def _pair_order(study: Study, item: Item, rater: User) -> str:
     if item.kind != ItemKind.PAIR:
         return ""
     return random.Random(f"{study.seed}:{item.pk}:{rater.pk}").choice(["ab", "ba"])
-
-
-def _slot_holders(item: Item, now: datetime, *, excluding: Assignment | None = None) -> int:
-    qs = Assignment.objects.holding_slot(now=now).filter(item=item)
-    if excluding is not None:
-        qs = qs.exclude(pk=excluding.pk)
-    return qs.count()
-
-
-def _expire_lapsed_on_item(item: Item, now: datetime) -> None:
-    """Mark the item's lapsed claims EXPIRED (caller holds the item lock)."""
-    lapsed = list(
-        Assignment.objects.filter(item=item, state__in=Assignment.LEASED_STATES, lease_expires_at__lte=now)
-    )
-    for a in lapsed:
-        a.state = Assignment.State.EXPIRED
-        a.save(update_fields=["state"])
-        ReviewEvent.lease_lapsed(a).save()
-
-
-def _holds_slot(a: Assignment, now: datetime) -> bool:
-    if a.state in Assignment.SLOT_STATES:
-        return True
-    return a.state in Assignment.LEASED_STATES and a.lease_expires_at is not None and a.lease_expires_at > now
 
 
 def _try_claim_item(study: Study, item: Item, rater: User, now: datetime, *, group: str = "") -> Assignment | None:
@@ -89,12 +61,12 @@ def _try_claim_item(study: Study, item: Item, rater: User, now: datetime, *, gro
     lapsed claims and the reuse of the rater's own expired row.
     """
     rows = list(Assignment.objects.filter(item=item))
-    if sum(1 for a in rows if _holds_slot(a, now)) >= study.raters_per_item:
+    if sum(1 for a in rows if holds_slot(a, now)) >= study.raters_per_item:
         return None
     if group and _group_full(study, rows, group, now):
         return None
     for lapsed in rows:
-        if lapsed.state in Assignment.LEASED_STATES and not _holds_slot(lapsed, now):
+        if lapsed.state in Assignment.LEASED_STATES and not holds_slot(lapsed, now):
             lapsed.state = Assignment.State.EXPIRED
             lapsed.save(update_fields=["state"])
             ReviewEvent.lease_lapsed(lapsed).save()
@@ -123,7 +95,7 @@ def _try_claim_item(study: Study, item: Item, rater: User, now: datetime, *, gro
 
 def _group_full(study: Study, rows: list[Assignment], group: str, now: datetime) -> bool:
     """Whether the item's slots for `group` are taken (caller holds the item lock: the count is the truth)."""
-    holders = [a.rater_id for a in rows if _holds_slot(a, now)]
+    holders = [a.rater_id for a in rows if holds_slot(a, now)]
     same = StudyMember.objects.filter(
         study=study, role=StudyMember.Role.RATER, group=group, user_id__in=holders).count()
     return same >= group_quota(study)
@@ -152,13 +124,13 @@ def _own_unfinished(study: Study, rater: User, now: datetime) -> Assignment | No
         # read, and reviving the stale copy would leave it expired with a fresh lease (a slot that
         # counts for nobody, then a refused submit).
         a = Assignment.objects.select_for_update().get(pk=stale.pk)
-        if item.status == Item.Status.OPEN and _slot_holders(item, now, excluding=a) < study.raters_per_item:
+        if item.status == Item.Status.OPEN and slot_holders(item, now, excluding=a) < study.raters_per_item:
             if a.state == Assignment.State.EXPIRED:
                 a.state = Assignment.State.DRAFT if a.draft else Assignment.State.CLAIMED
             a.lease_expires_at = lease_until(study, now)
             a.save(update_fields=["state", "lease_expires_at"])
             return a
-        _expire_lapsed_on_item(item, now)
+        expire_lapsed_on_item(item, now)
     return None
 
 
@@ -348,48 +320,6 @@ def _claim_locked_item(study: Study, item_id: int, rater: User, now: datetime, *
     )
     item.study = study  # the candidate query picked it from this study: no join to read the row again
     return _try_claim_item(study, item, rater, now, group=group) if item.status == Item.Status.OPEN else None
-
-
-def ensure_live(a: Assignment, item: Item, study: Study, now: datetime) -> None:
-    """Raise unless the rater may still write to `a`; revive a lapsed claim whose slot is still free.
-
-    Caller holds the item and assignment locks (`lock_assignment`).
-    """
-    if a.state in Assignment.FINISHED_STATES:
-        raise ValidationError({"state": gettext("state: already submitted; it can change only if an inspector returns it.")})
-    if a.state == Assignment.State.SKIPPED:
-        raise ValidationError({"state": gettext("state: you skipped this item.")})
-    if a.state == Assignment.State.RETURNED:
-        return
-    if study.status != Study.Status.RUNNING:
-        raise ValidationError({"state": gettext("state: this study is not running.")})
-    if a.state in Assignment.LEASED_STATES and a.lease_expires_at and a.lease_expires_at > now:
-        return
-    if item.status == Item.Status.OPEN and _slot_holders(item, now, excluding=a) < study.raters_per_item:
-        if a.state == Assignment.State.EXPIRED:
-            a.state = Assignment.State.DRAFT if a.draft else Assignment.State.CLAIMED
-        a.lease_expires_at = lease_until(study, now)
-        return
-    raise ValidationError(
-        {"state": gettext("state: your claim on this item lapsed and another rater took the slot; take the next item.")}
-    )
-
-
-def lease_expire(*, now: datetime | None = None) -> int:
-    """Mark every lapsed claim or draft EXPIRED (with an event); returns how many."""
-    now = now or timezone.now()
-    # Locks the lapsed assignments and their items (skipping any a claim or draft save holds right
-    # now); the locked rows are re-checked by the database, so a renewed lease is never expired.
-    with transaction.atomic():
-        lapsed = list(
-            Assignment.objects.filter(state__in=Assignment.LEASED_STATES, lease_expires_at__lte=now)
-            .select_for_update(skip_locked=True)
-            .select_related("item")
-        )
-        for a in lapsed:
-            Assignment.objects.filter(pk=a.pk).update(state=Assignment.State.EXPIRED)
-        ReviewEvent.objects.bulk_create(ReviewEvent.lease_lapsed(a) for a in lapsed)
-    return len(lapsed)
 
 
 def assignment_skip(*, assignment: Assignment, rater: User, reason: str, now: datetime | None = None) -> Assignment:

@@ -14,8 +14,8 @@ from annotation.fields import item_fields
 from annotation.labels import MAX_SECONDS, clean_entries, pair_label_to_canonical
 from annotation.locks import lock_assignment
 from annotation.models import Assignment, Item, Rating, ReviewEvent, TaskTarget
+from annotation.rating.services.leases import ensure_live, lease_until
 from annotation.rating.services.policy import apply_policy
-from annotation.rating.services.queue import ensure_live, lease_until
 from annotation.rating.text_display import text_view_for
 from annotation.studies.calibration.services import admit_if_threshold_met
 

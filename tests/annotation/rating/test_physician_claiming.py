@@ -12,7 +12,8 @@ from django.utils import timezone
 
 from annotation.models import Assignment, Item, Rating, ReviewEvent
 from annotation.rating.selectors import rater_queue
-from annotation.rating.services.queue import assignment_claim_next, assignment_skip, lease_expire
+from annotation.rating.services.leases import lease_expire
+from annotation.rating.services.queue import assignment_claim_next, assignment_skip
 from annotation.rating.services.ratings import assignment_save_draft, rating_submit
 from annotation.studies.services import study_close
 from tests.annotation.builders import (
