@@ -54,12 +54,9 @@ def study_set_rater_groups(*, study: Study, groups: Mapping[User, str], actor: U
     return len(changed)
 
 
-def study_has_groups(study: Study) -> bool:
-    return StudyMember.objects.filter(study=study, role=StudyMember.Role.RATER).exclude(group="").exists()
-
-
 def study_has_groups_exists() -> Exists:
-    """`study_has_groups` on a StudyMember query: whether the member's study has raters in groups."""
+    """On a StudyMember query: whether the member's study has raters in groups (the claim reads it
+    with the rater's membership, in the same query)."""
     return Exists(
         StudyMember.objects.filter(study_id=OuterRef("study_id"), role=StudyMember.Role.RATER).exclude(group="")
     )

@@ -254,10 +254,11 @@ def _write(plan: _Plan, user: AbstractBaseUser | None) -> None:
             seconds_spent=sum(r.seconds_spent for r, *_ in labels if r.round == 1),
         ))
     Assignment.objects.bulk_create(assignments)
+    item_ids = {item_id for item_id, _rater_id in plan.groups}
     # Items with labels from outside are started: the queue offers their free slots first.
-    Item.objects.filter(pk__in={k[0] for k in plan.groups}, first_claimed_at__isnull=True).update(first_claimed_at=now)
+    Item.objects.filter(pk__in=item_ids, first_claimed_at__isnull=True).update(first_claimed_at=now)
     by_key = {(a.item_id, a.rater_id): a for a in Assignment.objects.filter(
-        item_id__in={k[0] for k in plan.groups}, imported=True, submitted_at=now).select_related("item")}
+        item_id__in=item_ids, imported=True, submitted_at=now).select_related("item")}
     ratings = [
         Rating(assignment=by_key[key], task_id=task_id, field_key=r.field_key, criterion_id=criterion_id,
                mcq_id=mcq_id, round=r.round, label=r.label, comment=r.comment, seconds_spent=r.seconds_spent)
