@@ -371,11 +371,12 @@ def _run_size(n: int, admin: Any, tokens: dict[str, str], args: argparse.Namespa
     requests = sum(len(v) for p in physicians for v in p.latency.values())
     submitted = sum(p.submitted for p in physicians)
     cpu_per_request = server_cpu * 1000 / max(requests, 1)
+    database_per_request = database_cpu * 1000 / max(requests, 1)
     memory = _peak_rss_mb(workers)
     print(f"throughput: {requests / elapsed:.1f} requests/s, {submitted / elapsed:.1f} submissions/s "
           f"({submitted} submissions in {elapsed:.1f} s)")
     print(f"CPU per request: gunicorn workers {cpu_per_request:.1f} ms, "
-          f"PostgreSQL {database_cpu * 1000 / max(requests, 1):.1f} ms, "
+          f"PostgreSQL {database_per_request:.1f} ms, "
           f"simulated clients {client_cpu * 1000 / max(requests, 1):.1f} ms "
           f"(load average {load_before:.1f} before, {load_after:.1f} after, on {os.cpu_count()} CPUs); "
           f"workers' peak memory {memory:.0f} MB")
@@ -387,7 +388,8 @@ def _run_size(n: int, admin: Any, tokens: dict[str, str], args: argparse.Namespa
     for note in notes:
         print(note)
     return {"physicians": n, "requests": requests, "elapsed": elapsed, "server_cpu": server_cpu,
-            "cpu_ms": cpu_per_request, "db_cpu_ms": database_cpu * 1000 / max(requests, 1), "next_p95": p95["next"], "submit_p95": p95["submit"],
+            "cpu_ms": cpu_per_request, "db_cpu_ms": database_per_request, "next_p95": p95["next"],
+            "submit_p95": p95["submit"],
             "memory_mb": memory, "doubles": doubles, "lost": lost, "errors": len(errors)}
 
 
