@@ -102,3 +102,15 @@ def token_cache(settings):
     forget_all_tokens()
     yield
     forget_all_tokens()
+
+
+@pytest.fixture
+def tasks_cache(settings):
+    """The per-process cache of a study's tasks and scales on (the test settings turn it off), empty
+    before and after."""
+    from annotation.fields import forget_study_tasks
+
+    settings.STUDY_TASKS_CACHE_SECONDS = 5
+    forget_study_tasks()
+    yield
+    forget_study_tasks()

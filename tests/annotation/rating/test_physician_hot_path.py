@@ -43,6 +43,15 @@ TASKS_QUERIES = 2
 SUBMIT_AND_NEXT_QUERIES = 37
 
 
+def _verified_token_client(user) -> APIClient:
+    """An API client with the user's token, verified once (so it is in the process's token cache)."""
+    _, key = token_create(user=user)
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    api.get(api_url("queue"))
+    return api
+
+
 def _step_queries(api: APIClient, study) -> tuple[int, int, int]:
     """(claim, draft, submit) queries of one item through the API."""
     with CaptureQueriesContext(connection) as claim:
@@ -61,10 +70,7 @@ def _step_queries(api: APIClient, study) -> tuple[int, int, int]:
 
 def test_it_claims_drafts_and_submits_in_a_fixed_number_of_queries(token_cache, admin, physician_a, physician_b):
     study = make_running_study(admin, [physician_a, physician_b], cases=12)
-    _, key = token_create(user=physician_a)
-    api = APIClient()
-    api.credentials(HTTP_AUTHORIZATION=f"Token {key}")
-    api.get(api_url("queue"))  # the token verified once
+    api = _verified_token_client(physician_a)
     first = _step_queries(api, study)
     for _ in range(6):
         claim_and_submit(study, physician_a)
@@ -76,33 +82,20 @@ def test_it_claims_an_item_another_rater_started_without_marking_it_again(token_
                                                                           physician_b):
     study = make_running_study(admin, [physician_a, physician_b], cases=12)
     first = claim_and_submit(study, physician_a)
-    _, key = token_create(user=physician_b)
-    api = APIClient()
-    api.credentials(HTTP_AUTHORIZATION=f"Token {key}")
-    api.get(api_url("queue"))  # the token verified once
+    api = _verified_token_client(physician_b)
     with CaptureQueriesContext(connection) as claim:
         body = api.post(api_url("claim_next", study_pk=study.pk)).json()
     assert body["assignment"]["item"] == first.item_id
     assert len(claim.captured_queries) == SECOND_CLAIM_QUERIES
 
 
-def test_it_spends_no_query_on_the_studys_tasks_within_the_process_window(token_cache, settings, admin,
+def test_it_spends_no_query_on_the_studys_tasks_within_the_process_window(token_cache, tasks_cache, admin,
                                                                           physician_a, physician_b):
-    from annotation.fields import forget_study_tasks
-
-    settings.STUDY_TASKS_CACHE_SECONDS = 5
-    forget_study_tasks()
     study = make_running_study(admin, [physician_a, physician_b], cases=12)
-    _, key = token_create(user=physician_a)
-    api = APIClient()
-    api.credentials(HTTP_AUTHORIZATION=f"Token {key}")
-    api.get(api_url("queue"))  # the token verified once
+    api = _verified_token_client(physician_a)
     _step_queries(api, study)  # the tasks read once
-    try:
-        assert _step_queries(api, study) == (
-            CLAIM_QUERIES - TASKS_QUERIES, DRAFT_QUERIES - TASKS_QUERIES, SUBMIT_QUERIES - TASKS_QUERIES)
-    finally:
-        forget_study_tasks()
+    assert _step_queries(api, study) == (
+        CLAIM_QUERIES - TASKS_QUERIES, DRAFT_QUERIES - TASKS_QUERIES, SUBMIT_QUERIES - TASKS_QUERIES)
 
 
 def test_it_submits_and_shows_the_next_item_in_a_fixed_number_of_queries(client, admin, physician_a, physician_b):

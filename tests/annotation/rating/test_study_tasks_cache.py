@@ -13,20 +13,11 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from annotation import fields as fields_module
-from annotation.fields import forget_study_tasks, study_tasks
+from annotation.fields import study_tasks
 from annotation.models import Scale, ScaleCategory, Study, TaskType
 from tests.annotation.builders import api_client_for, api_url, make_running_study
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def tasks_cache(settings):
-    """The per-process cache on (the test settings turn it off), empty before and after."""
-    settings.STUDY_TASKS_CACHE_SECONDS = 5
-    forget_study_tasks()
-    yield
-    forget_study_tasks()
 
 
 def _later(monkeypatch, seconds: float) -> None:
