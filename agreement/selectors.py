@@ -9,17 +9,16 @@ after inspection and are counted, never used (`later_round_count`).
 from __future__ import annotations
 
 import datetime as dt
-import io
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from django.db import connections
 from django.db.models import BooleanField, Case, CharField, F, Q, QuerySet, Value, When
 from django.db.models.functions import Cast, Concat
 
 from accounts.models import Profile
+from agreement.frames import add_lookup, read_frame
 from agreement.selection import (  # noqa: F401  (public path: agreement.selectors.Selection)
     FILTER_PARAMS,
     GROUPS_INCOMPLETE,
@@ -66,78 +65,6 @@ def _revision_q(selection: Selection, prefix: str) -> Q:
     return q
 
 
-def _empty_frame(columns: Sequence[str], text: Sequence[str]) -> pd.DataFrame:
-    return pd.DataFrame({c: pd.Series(dtype=object if c in text else float) for c in columns})
-
-
-#: How _frame marks NULL in the CSV it builds (an empty text value stays "", quoted).
-_NULL = "\\N"
-
-
-def _csv_sql(sql: str, columns: Sequence[str], text: Sequence[str]) -> str:
-    """Wrap a query so PostgreSQL returns all its rows as one CSV text value (one row, one column).
-
-    Text columns are quoted with embedded quotes doubled (RFC 4180, what pandas' parser expects),
-    so commas, quotes or newlines in a label cannot shift a column; NULL is written as \\N.
-    """
-    cells = []
-    for i, c in enumerate(columns):
-        if c in text:
-            cells.append(f"""COALESCE('"' || replace(t.c{i}::text, '"', '""') || '"', '{_NULL}')""")
-        else:
-            cells.append(f"COALESCE(t.c{i}::text, '{_NULL}')")
-    line = " || ',' || ".join(cells)
-    aliases = ", ".join(f"c{i}" for i in range(len(columns)))
-    # `sql` is the ORM's compiled query (values bound as params); the rest is fixed text and our aliases.
-    return f"SELECT string_agg({line}, E'\\n') FROM ({sql}) AS t({aliases})"  # noqa: S608
-
-
-def _frame(
-    qs: QuerySet, columns: Sequence[str], *, text: Sequence[str] = (), categorical: Sequence[str] = ()
-) -> pd.DataFrame:
-    """Run a values_list queryset and read its rows in one go (no per-row ORM work).
-
-    On PostgreSQL the server joins all rows into one CSV text value (`string_agg`), fetched in a
-    single message and parsed by pandas' C parser: at 165,000 ratings this is several times faster
-    than a Python tuple per row, and faster than COPY ... TO STDOUT, whose client reads one
-    message per row. `text` names the columns that must stay strings (labels such as "2" or "0"
-    would otherwise be parsed as numbers); `categorical` the text columns with few distinct values
-    (labels), read as pandas categoricals: no Python string per row.
-    """
-    sql, params = qs.query.sql_with_params()
-    connection = connections[qs.db]
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(_csv_sql(sql, columns, text), params)
-            (csv_text,) = cursor.fetchone()
-        if not csv_text:
-            return _empty_frame(columns, text)
-        return pd.read_csv(
-            io.StringIO(csv_text), header=None, names=list(columns), na_values=[_NULL], keep_default_na=False,
-            dtype={c: ("category" if c in categorical else str) for c in text},
-        )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
-    if not rows:
-        return _empty_frame(columns, text)
-    frame = pd.DataFrame.from_records(rows, columns=list(columns))
-    for c in categorical:
-        frame[c] = frame[c].astype("category")
-    return frame
-
-
-def _lookup(frame: pd.DataFrame, key: str, table: pd.DataFrame, columns: Sequence[str]) -> None:
-    """Add `columns` of `table` (indexed by id) to `frame` by its `key` column, in place."""
-    if not len(frame):
-        for c in columns:
-            frame[c] = pd.Series(dtype=object)
-        return
-    matched = table.reindex(frame[key].to_numpy())
-    for c in columns:
-        frame[c] = matched[c].to_numpy()
-
-
 RATING_COLUMNS = (
     "item", "revision", "response", "task", "field", "criterion", "rater", "label", "points", "axis", "model",
     "imported",
@@ -162,7 +89,7 @@ class CriterionCache:
 def _criterion_table(revision_ids: Iterable[int]) -> pd.DataFrame:
     ids = sorted({int(i) for i in revision_ids if not pd.isna(i)})
     rows = RubricCriterion.objects.filter(revision_id__in=ids).order_by().values_list("pk", "points", "axis")
-    return pd.DataFrame(list(rows), columns=["id", "points", "axis"]).set_index("id")
+    return read_frame(rows, ("id", "points", "axis"), text=("axis",)).set_index("id")
 
 
 
@@ -235,11 +162,11 @@ def rating_frame(selection: Selection, *, criteria: CriterionCache | None = None
     qs = qs.order_by().annotate(field_or_null=field_key).values_list(
         "assignment_id", "task_id", "field_or_null", "criterion_id", "label"
     )
-    frame = _frame(
+    frame = read_frame(
         qs, ("assignment", "task_id", "field", "criterion", "label"), text=("field", "label"), categorical=("label",)
     )
     frame["field"] = _field_keys(frame["field"], frame["criterion"])
-    table = _frame(
+    table = read_frame(
         assignments.order_by().values_list(
             "pk", "item_id", "rater_id", "item__revision_id", "item__response_id", "item__response__model_name",
             "imported",
@@ -249,13 +176,13 @@ def rating_frame(selection: Selection, *, criteria: CriterionCache | None = None
     table["model"] = table["model"].astype(object).where(table["model"].notna(), None)  # case items: no model
     # PostgreSQL's CSV spells booleans t / f; SQLite returns 0 / 1.
     table["imported"] = table["imported"].isin((True, 1, "t", "true", "True"))
-    _lookup(frame, "assignment", table, ("item", "rater", "revision", "response", "model", "imported"))
+    add_lookup(frame, "assignment", table, ("item", "rater", "revision", "response", "model", "imported"))
     tasks = pd.DataFrame(list(TaskType.objects.values_list("pk", "slug")), columns=["id", "task"]).set_index("id")
-    _lookup(frame, "task_id", tasks, ("task",))
+    add_lookup(frame, "task_id", tasks, ("task",))
     has_criterion = frame["criterion"].notna() if len(frame) else pd.Series(dtype=bool)
     if len(frame) and has_criterion.any():
         table = (criteria or CriterionCache()).table(frame["revision"].unique())
-        _lookup(frame, "criterion", table, ("points", "axis"))
+        add_lookup(frame, "criterion", table, ("points", "axis"))
     else:
         frame["points"] = np.nan
         frame["axis"] = None
@@ -301,7 +228,7 @@ def _response_table(selection: Selection) -> pd.DataFrame:
     if selection.study_id is not None:
         q &= Q(pk__in=Item.objects.filter(study_id=selection.study_id, response__isnull=False).values("response_id"))
     rows = ModelResponse.objects.filter(q).order_by().values_list("pk", "revision_id", "model_name")
-    return pd.DataFrame(list(rows), columns=["id", "revision", "model"]).set_index("id")
+    return read_frame(rows, ("id", "revision", "model"), text=("model",)).set_index("id")
 
 
 def decision_frame(selection: Selection, *, criteria: CriterionCache | None = None) -> pd.DataFrame:
@@ -311,12 +238,12 @@ def decision_frame(selection: Selection, *, criteria: CriterionCache | None = No
     if axis is not None:
         q &= Q(criterion__axis=axis)
     qs = GraderDecision.objects.filter(q).order_by().values_list("run_id", "response_id", "criterion_id", "verdict")
-    frame = _frame(qs, ("run", "response", "criterion", "verdict"), text=("verdict",), categorical=("verdict",))
+    frame = read_frame(qs, ("run", "response", "criterion", "verdict"), text=("verdict",), categorical=("verdict",))
     if len(frame):
         responses = _response_table(selection)
-        _lookup(frame, "response", responses, ("revision", "model"))
+        add_lookup(frame, "response", responses, ("revision", "model"))
         table = (criteria or CriterionCache()).table(responses["revision"].unique())
-        _lookup(frame, "criterion", table, ("points", "axis"))
+        add_lookup(frame, "criterion", table, ("points", "axis"))
     else:
         for c in ("revision", "points", "axis", "model"):
             frame[c] = pd.Series(dtype=object)
@@ -340,7 +267,7 @@ def judge_frame(selection: Selection) -> pd.DataFrame:
         "run_id", "response_id", "normalized_score", "status", "response__revision_id", "response__model_name",
         "axis", "raw_score",
     )
-    return _frame(qs, JUDGE_COLUMNS, text=("status", "model", "axis"))
+    return read_frame(qs, JUDGE_COLUMNS, text=("status", "model", "axis"))
 
 
 PAIRWISE_COLUMNS = ("run", "a", "b", "order", "verdict")
@@ -358,7 +285,7 @@ def pairwise_frame(selection: Selection) -> pd.DataFrame:
         "run_id", "response_a_id", "response_b_id", "order", "verdict", "response_a__model_name",
         "response_b__model_name",
     )
-    return _frame(qs, PAIRWISE_MODEL_COLUMNS, text=("order", "verdict", "model_a", "model_b"))
+    return read_frame(qs, PAIRWISE_MODEL_COLUMNS, text=("order", "verdict", "model_a", "model_b"))
 
 
 HUMAN_PAIRWISE_COLUMNS = ("rater", "item", "a", "b", "model_a", "model_b", "order", "verdict")
@@ -382,7 +309,7 @@ def human_pairwise_frame(selection: Selection) -> pd.DataFrame:
         "assignment__item__response_b_id", "assignment__item__response__model_name",
         "assignment__item__response_b__model_name", "assignment__pair_order", "label",
     )
-    return _frame(qs, HUMAN_PAIRWISE_COLUMNS, text=("model_a", "model_b", "order", "verdict"))
+    return read_frame(qs, HUMAN_PAIRWISE_COLUMNS, text=("model_a", "model_b", "order", "verdict"))
 
 
 def pairwise_run_frame(run_ids: Sequence[int]) -> pd.DataFrame:
@@ -391,7 +318,7 @@ def pairwise_run_frame(run_ids: Sequence[int]) -> pd.DataFrame:
     qs = PairwiseJudgement.objects.filter(run_id__in=list(run_ids)).order_by("pk").values_list(
         "run_id", "response_a_id", "response_b_id", "order", "verdict"
     )
-    return _frame(qs, PAIRWISE_COLUMNS, text=("order", "verdict"))
+    return read_frame(qs, PAIRWISE_COLUMNS, text=("order", "verdict"))
 
 
 @dataclass(frozen=True)

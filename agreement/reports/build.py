@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
-from typing import Any
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
-from agreement.reports.base import LabelData, Report, Table
+from django.utils import translation
+
+from agreement.reports.base import LabelData, Report, Table, task_codes
 from agreement.reports.loading import load_labels
-from agreement.reports.strata import _stratified
+from agreement.reports.strata import _stratified, stratum_masks
 from agreement.reports.tables.coverage import coverage_calibration_tables, coverage_tables, coverage_tau
 from agreement.reports.tables.data_quality import data_quality_tables
 from agreement.reports.tables.expert_groups import designed_groups, expert_group_tables
@@ -49,6 +52,21 @@ def _rubric_builders(
     return [reliability, groups, coverage]
 
 
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def _in_language(language: str | None, fn: Callable[[T], R]) -> Callable[[T], R]:
+    """`fn` run in `language`: a new thread starts with no active language, and the tables' titles
+    and notes must be in the reader's."""
+
+    def call(arg: T) -> R:
+        with translation.override(language):
+            return fn(arg)
+
+    return call
+
+
 def _counts(data: LabelData) -> dict[str, int]:
     return {
         "ratings_round_1": int(len(data.ratings)),
@@ -70,12 +88,22 @@ def build_report(selection: Selection, *, data: LabelData | None = None) -> Repo
     def kind(target: str) -> bool:
         return targets is None or target in targets
 
-    tau = coverage_tau(data, selection) if kind(RUBRIC_DECISIONS) else None
-    builders = [data_quality_tables,
-                *(_rubric_builders(data, selection, chart_data, tau) if kind(RUBRIC_DECISIONS) else [])]
-    tables: list[Table] = []
-    for builder in builders:
-        tables.extend(_stratified(builder, data, stratum) if stratum else builder(data))
+    masks = stratum_masks(data, stratum) if stratum else None
+
+    def run(builder: Callable[[LabelData], list[Table]]) -> list[Table]:
+        return _stratified(builder, data, stratum, masks) if stratum else builder(data)
+
+    if len(data.ratings):
+        task_codes(data)  # shared by both threads below: computed once, before either starts
+    # The physicians' data-quality tables need nothing the other tables compute and read nothing from
+    # the database: a second thread builds them meanwhile. numpy and pandas release the GIL in their
+    # array work, so on two cores the 10x ClinConsensus report computes in 1.0 s instead of 1.55 s.
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="report-tables") as pool:
+        data_quality = pool.submit(_in_language(translation.get_language(), run), data_quality_tables)
+        tau = coverage_tau(data, selection) if kind(RUBRIC_DECISIONS) else None
+        rubric = [table for builder in (_rubric_builders(data, selection, chart_data, tau)
+                                        if kind(RUBRIC_DECISIONS) else []) for table in run(builder)]
+        tables: list[Table] = [*data_quality.result(), *rubric]
     if stratum == "model":
         tables = [t for t in tables if t.key not in MODEL_RANKINGS]
     if kind(PAIRWISE):

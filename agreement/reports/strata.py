@@ -17,8 +17,9 @@ from agreement.selectors import (
 )
 
 
-def _stratum_masks(data: LabelData, stratum: str) -> dict[str, dict[str, np.ndarray]]:
-    """stratum value -> {frame name: row mask} for the frames a stratum can split."""
+def stratum_masks(data: LabelData, stratum: str) -> dict[str, dict[str, np.ndarray]]:
+    """stratum value -> {frame name: row mask} for the frames a stratum can split (a revision stratum
+    reads the revisions' values: one query)."""
     frames = {"ratings": data.ratings, "decisions": data.decisions, "judges": data.judges}
     out: dict[str, dict[str, np.ndarray]] = {}
     if stratum in REVISION_STRATA:
@@ -58,12 +59,18 @@ def _subset(data: LabelData, masks: dict[str, np.ndarray]) -> LabelData:
 
 
 def _stratified(
-    builder: Callable[[LabelData], list[Table]], data: LabelData, stratum: str
+    builder: Callable[[LabelData], list[Table]], data: LabelData, stratum: str,
+    masks_by_value: dict[str, dict[str, np.ndarray]] | None = None,
 ) -> list[Table]:
-    """Run a table builder on every stratum and stack its tables with a stratum column."""
+    """Run a table builder on every stratum and stack its tables with a stratum column.
+
+    `masks_by_value`: `stratum_masks(data, stratum)` when the caller has them (no database access then).
+    """
     overall = builder(data)
     pieces: dict[str, list[pd.DataFrame]] = {t.key: [t.frame.assign(stratum="All")] for t in overall}
-    for value, masks in sorted(_stratum_masks(data, stratum).items()):
+    if masks_by_value is None:
+        masks_by_value = stratum_masks(data, stratum)
+    for value, masks in sorted(masks_by_value.items()):
         for t in builder(_subset(data, masks)):
             if t.key in pieces:
                 pieces[t.key].append(t.frame.assign(stratum=value))

@@ -6,8 +6,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from django.utils import translation
+
 from agreement import metrics
 from agreement.reports import _coded_task_matrix, _per_rater_rows, build_report
+from agreement.reports.loading import load_labels
+from agreement.reports.strata import _stratified, stratum_masks
+from agreement.reports.tables.data_quality import data_quality_tables
+from agreement.reports.tables.expert_groups import decision_rates
 from agreement.selectors import Selection, TaskScale, rating_frame
 from annotation.models import Rating
 from tests.agreement.builders import case_item, ensure_task, make_study, rate
@@ -72,9 +78,10 @@ def test_it_reads_labels_with_commas_quotes_and_newlines_intact(physician_a, phy
     study = make_study(tasks=("criterion-validity",))
     task = ensure_task("criterion-validity")
     item = case_item(study, make_case(narrative="n"))
-    odd = ['a, "b"', "line\nbreak", "", "\\N?", "'quoted'"]
+    # The server's CSV reaches pandas as the UTF-8 bytes PostgreSQL sent: Chinese text must survive too.
+    odd = ['a, "b"', "line\nbreak", "", "\\N?", "'quoted'", "未满足，“部分”"]
     for k, label in enumerate(odd):
-        rate(item, physician_a, task, label, field_key=f"f,{k}\"")
+        rate(item, physician_a, task, label, field_key=f"f,{k}\"" if k % 2 else f"字段,{k}")
     rate(item, physician_b, task, "agree", field_key="")
     frame = rating_frame(Selection(study_id=study.pk))
     got = sorted(zip(frame["field"], frame["label"], strict=True))
@@ -156,3 +163,81 @@ def test_it_counts_the_confusion_table_in_one_pass_like_the_per_pair_cells(inval
         metrics.encode_binary(np.array([0.0, 0.5]))
     with pytest.raises(ValueError, match="0/1"):
         metrics.encode_binary(np.array([0, 2]))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_it_codes_categorical_labels_like_text_labels(seed):
+    # rating_frame's labels are categorical (a code per rating); any other frame's are text: the task
+    # matrix, its categories and its count of labels outside the scale must not depend on which.
+    rng = np.random.default_rng(seed)
+    n = 300
+    sub = pd.DataFrame({
+        "item": rng.integers(1, 40, n), "field": rng.choice(["", "criterion:1", "criterion:2"], n),
+        "rater": rng.integers(1, 7, n), "label": rng.choice(["met", "not_met", "maybe", "2"], n),
+    })
+    scale = TaskScale("t", "t", False, ("met", "not_met", "never-used")[: 2 + seed % 2], frozenset(),
+                      "response_criterion")
+    for with_scale in (scale, None):
+        text = _coded_task_matrix(sub, with_scale)
+        coded = _coded_task_matrix(sub.assign(label=sub["label"].astype("category")), with_scale)
+        assert (coded[0] == text[0]).all() and (coded[1] == text[1]).all()
+        assert coded[2] == text[2]
+        assert (coded[3] == text[3]).all() and coded[4] == text[4]
+    assert text[4] == 0  # without a scale every label is a category
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_it_counts_each_groups_decision_rate_per_model_like_one_mask_per_model(seed):
+    rng = np.random.default_rng(seed)
+    n_rows, n_pairs, n_raters, n_models = 2000, 400, 6, 4
+    hm = type("Rows", (), {})()
+    hm.rows_pair = rng.integers(0, n_pairs, n_rows)
+    hm.rows_rater = rng.integers(0, n_raters, n_rows)
+    hm.rows_met = rng.choice([1.0, 0.0, np.nan], n_rows)
+    pair_scope = rng.integers(-1, n_models, n_pairs)  # -1: a case item, no model
+    pair_scope[pair_scope == seed % n_models] = -1  # and one model with no pair at all
+    group = rng.random(n_raters) < 0.5
+    rates = decision_rates(hm, group, pair_scope, n_models)
+
+    def one_mask(pairs: np.ndarray) -> float | None:
+        rows = group[hm.rows_rater] & pairs[hm.rows_pair] & ~np.isnan(hm.rows_met)
+        return float(hm.rows_met[rows].mean()) if rows.any() else None
+
+    expected = [one_mask(np.ones(n_pairs, bool))] + [one_mask(pair_scope == k) for k in range(n_models)]
+    assert rates == expected
+    assert rates[1 + seed % n_models] is None
+
+
+@pytest.fixture
+def two_task_study(physician_a, physician_b):
+    study = make_study(tasks=("narrative-quality", "criterion-validity"))
+    narrative, validity = ensure_task("narrative-quality"), ensure_task("criterion-validity")
+    for k in range(4):
+        item = case_item(study, make_case(narrative=f"n{k}"))
+        rate(item, physician_a, narrative, str(k % 3))
+        rate(item, physician_b, narrative, str((k + 1) % 3))
+        rate(item, physician_a, validity, "agree", field_key="f")
+        rate(item, physician_b, validity, "agree" if k % 2 else "disagree", field_key="f")
+    return study
+
+
+def test_it_builds_the_data_quality_tables_in_the_readers_language(two_task_study):
+    # A second thread builds them: it starts with no active language of its own.
+    with translation.override("zh-hans"):
+        report = build_report(Selection(study_id=two_task_study.pk))
+        expected = translation.gettext("Data quality: agreement per task (LiveMedBench Table 1)")
+    assert expected == "数据质量：各任务的一致性（LiveMedBench 表 1）"
+    assert report.table("data_quality").title == expected
+    with translation.override("en"):
+        assert build_report(Selection(study_id=two_task_study.pk)).table("data_quality").title.startswith("Data quality")
+
+
+@pytest.mark.parametrize("stratum", ["", "language", "model"])
+def test_it_builds_the_data_quality_tables_without_the_database(two_task_study, stratum, django_assert_num_queries):
+    # What lets the report build them on a second thread, which has no connection of the request's.
+    data = load_labels(Selection(study_id=two_task_study.pk))
+    masks = stratum_masks(data, stratum) if stratum else None
+    with django_assert_num_queries(0):
+        tables = _stratified(data_quality_tables, data, stratum, masks) if stratum else data_quality_tables(data)
+    dq = next(t for t in tables if t.key == "data_quality").frame
+    assert set(dq["task"]) == {"narrative-quality", "criterion-validity"}

@@ -36,7 +36,8 @@ def _grader_hits(data: LabelData) -> dict[str, pd.DataFrame]:
         return out
     positive = d[d["points"].astype(float) > 0]
     for run, g in positive.groupby("run", sort=True):
-        met = (g["verdict"].astype(str) == "met").astype(np.int64)
+        # A categorical compares by its codes: no string per decision (0.1 s at 10x ClinConsensus scale).
+        met = g["verdict"].eq("met").astype(np.int64)
         per = (pd.DataFrame({"model": g["model"].to_numpy(dtype=object), "response": g["response"].to_numpy(),
                              "hits": met.to_numpy(), "n_criteria": 1})
                .groupby(["model", "response"], sort=True)[["hits", "n_criteria"]].sum().reset_index())

@@ -55,7 +55,15 @@ def _coded_task_matrix(
     """
     cats = list(scale.categories) if scale and scale.categories else sorted(sub["label"].unique())
     index = {c: i for i, c in enumerate(cats)}
-    position = pd.Index(list(index)).get_indexer(sub["label"].to_numpy(dtype=object))
+    labels = sub["label"]
+    if isinstance(labels.dtype, pd.CategoricalDtype):
+        # rating_frame's labels are categorical: look up the few categories, not a string per rating.
+        per_category = pd.Index(list(index)).get_indexer(labels.cat.categories.astype(object))
+        label_codes = labels.cat.codes.to_numpy()
+        position = np.where(label_codes >= 0, per_category[label_codes], -1) if per_category.size else np.full(
+            label_codes.size, -1)
+    else:
+        position = pd.Index(list(index)).get_indexer(labels.to_numpy(dtype=object))
     codes = np.where(position >= 0, np.asarray(list(index.values()), dtype=np.int64)[position], -1)
     unknown = int((codes < 0).sum())
     field_key = sub["field"]

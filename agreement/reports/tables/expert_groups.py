@@ -60,13 +60,20 @@ def group_labels(hm: HumanMatrix, mask: np.ndarray) -> np.ndarray:
     return np.where(met > notmet, 1.0, np.where(notmet > met, 0.0, np.nan))
 
 
-def decision_rate(hm: HumanMatrix, mask: np.ndarray, pairs: np.ndarray) -> float | None:
-    """Met decisions / decisions of the group's raters (`mask` over rater columns) on `pairs` (bool per pair).
+def decision_rates(hm: HumanMatrix, mask: np.ndarray, pair_scope: np.ndarray, n_scopes: int) -> list[float | None]:
+    """Met decisions / decisions of the group's raters (`mask` over rater columns): over every pair, then
+    over the pairs of each scope (`pair_scope`: a scope number per pair, -1 for none).
 
     Every rating counts, as in the tau calibration's hit rate; a majority would hide split decisions.
+    Counted for all scopes in one pass over the ratings (one pass per scope took 0.1 s at 10x
+    ClinConsensus scale).
     """
-    rows = mask[hm.rows_rater] & pairs[hm.rows_pair] & ~np.isnan(hm.rows_met)
-    return float(hm.rows_met[rows].mean()) if rows.any() else None
+    rows = mask[hm.rows_rater] & ~np.isnan(hm.rows_met)
+    scope = np.where(pair_scope >= 0, pair_scope, n_scopes)[hm.rows_pair[rows]]
+    met = np.bincount(scope, weights=hm.rows_met[rows], minlength=n_scopes + 1)
+    count = np.bincount(scope, minlength=n_scopes + 1)
+    totals = [(met.sum(), count.sum())] + list(zip(met[:n_scopes], count[:n_scopes], strict=True))
+    return [float(m / n) if n else None for m, n in totals]
 
 
 def expert_group_tables(
@@ -82,10 +89,17 @@ def expert_group_tables(
     both = ~np.isnan(ga) & ~np.isnan(gb)
     cell = np.where(both, 2 * np.nan_to_num(ga) + np.nan_to_num(gb), -1).astype(np.int64)
     rows = []
+    # A model number per pair, through the responses (thousands) rather than the pairs' model names
+    # (hundreds of thousands of Python strings, compared once per model).
+    models = sorted({m for m in hm.response_model if m is not None})
+    number = {m: k for k, m in enumerate(models)}
+    response_scope = np.array([number.get(m, -1) for m in hm.response_model], dtype=np.int64)
+    pair_scope = response_scope[hm.response_code] if hm.response_code.size else np.zeros(0, np.int64)
     scopes: list[tuple[str, np.ndarray]] = [("All models", np.ones(hm.n_pairs, bool))]
-    for model in sorted({m for m in hm.model if m is not None}):
-        scopes.append((model, hm.model == model))
-    for scope, pairs in scopes:
+    scopes += [(model, pair_scope == k) for k, model in enumerate(models)]
+    rates_a = decision_rates(hm, mask_a, pair_scope, len(models))
+    rates_b = decision_rates(hm, mask_b, pair_scope, len(models))
+    for (scope, pairs), rate_a, rate_b in zip(scopes, rates_a, rates_b, strict=True):
         mask = both & pairs
         res = metrics.macro_f1(ga[mask], gb[mask])
         # Case level: one confusion table per response, all at once.
@@ -96,8 +110,7 @@ def expert_group_tables(
         defined = case[~np.isnan(case)]
         rows.append({
             "scope": scope, "n_decisions": int(mask.sum()), "macro_f1": res.value,
-            "positive_rate_a": decision_rate(hm, mask_a, pairs),
-            "positive_rate_b": decision_rate(hm, mask_b, pairs),
+            "positive_rate_a": rate_a, "positive_rate_b": rate_b,
             "n_cases": int(present.sum()), "n_cases_undefined": int(np.isnan(case).sum()),
             "case_mf1_median": float(np.median(defined)) if defined.size else None,
             "case_mf1_q1": float(np.quantile(defined, 0.25)) if defined.size else None,
