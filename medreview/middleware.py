@@ -55,7 +55,8 @@ class SessionIdleTimeoutMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         session = getattr(request, "session", None)
-        if session is not None and request.user.is_authenticated:
+        # No session cookie (an API call with a token): nothing to keep alive, and no user to look up.
+        if session is not None and session.session_key is not None and request.user.is_authenticated:
             now = int(time.time())
             if now - session.get("_idle_refreshed", 0) >= self.REFRESH_SECONDS:
                 session["_idle_refreshed"] = now  # marks the session modified: saved with a new expiry

@@ -284,18 +284,29 @@ def _seal_statement_events() -> int:
 def _fill_in_chain_places(events: list["ReviewEvent"], sealed_at: datetime, key_id: str) -> None:
     """The one write to an existing event: its place in the chain, filled in once, for a batch of
     events in one statement (one per event cost a round trip and a compile each, on every request's
-    event). The model's queryset refuses updates, hence the base class; on PostgreSQL a trigger
-    allows no other write."""
-
-    def per_event(name: str) -> models.Case:
-        return models.Case(*(models.When(pk=e.pk, then=models.Value(getattr(e, name))) for e in events),
-                           output_field=ReviewEvent._meta.get_field(name))
-
-    models.QuerySet.update(
-        ReviewEvent.objects.filter(pk__in=[e.pk for e in events], seq__isnull=True),
-        seq=per_event("seq"), prev_hash=per_event("prev_hash"), hash=per_event("hash"),
-        sealed_at=sealed_at, key_id=key_id,
-    )
+    event). The model's queryset refuses updates, hence SQL of our own; on PostgreSQL a trigger allows
+    no other write. Written here, not compiled by the ORM: three CASEs of one WHEN per event took the
+    ORM longer to build than the database to run (8% of a queue worker's processor time under load)."""
+    meta = ReviewEvent._meta
+    quote = connection.ops.quote_name
+    pk = quote(meta.pk.column)
+    assignments, params = [], []
+    for name in ("seq", "prev_hash", "hash"):
+        field = meta.get_field(name)
+        # Typed: with server-side binding a bare parameter in a CASE would arrive as text.
+        value = f"CAST(%s AS {field.db_type(connection)})"
+        assignments.append(f"{quote(field.column)} = CASE {pk} {' '.join([f'WHEN %s THEN {value}'] * len(events))} END")
+        for event in events:
+            params += [event.pk, field.get_db_prep_value(getattr(event, name), connection)]
+    for name, value in (("sealed_at", sealed_at), ("key_id", key_id)):
+        field = meta.get_field(name)
+        assignments.append(f"{quote(field.column)} = %s")
+        params.append(field.get_db_prep_value(value, connection))
+    params += [event.pk for event in events]
+    sql = (f"UPDATE {quote(meta.db_table)} SET {', '.join(assignments)} "  # noqa: S608 (our own names, values bound)
+           f"WHERE {pk} IN ({', '.join(['%s'] * len(events))}) AND {quote(meta.get_field('seq').column)} IS NULL")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
 
 
 def _seal(study_id: int, *, wait: bool) -> int | None:
