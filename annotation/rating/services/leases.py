@@ -28,21 +28,38 @@ def slot_holders(item: Item, now: datetime, *, excluding: Assignment | None = No
     return qs.count()
 
 
-def expire_lapsed_on_item(item: Item, now: datetime) -> None:
-    """Mark the item's lapsed claims EXPIRED (caller holds the item lock)."""
-    lapsed = list(
-        Assignment.objects.filter(item=item, state__in=Assignment.LEASED_STATES, lease_expires_at__lte=now)
-    )
+def expire(lapsed: list[Assignment]) -> None:
+    """Mark these lapsed claims EXPIRED, each with its event (caller holds their item's lock)."""
     for a in lapsed:
         a.state = Assignment.State.EXPIRED
         a.save(update_fields=["state"])
         ReviewEvent.lease_lapsed(a).save()
 
 
+def expire_lapsed_on_item(item: Item, now: datetime) -> None:
+    """Mark the item's lapsed claims EXPIRED (caller holds the item lock)."""
+    expire(list(
+        Assignment.objects.filter(item=item, state__in=Assignment.LEASED_STATES, lease_expires_at__lte=now)
+    ))
+
+
 def holds_slot(a: Assignment, now: datetime) -> bool:
     if a.state in Assignment.SLOT_STATES:
         return True
     return a.state in Assignment.LEASED_STATES and a.lease_expires_at is not None and a.lease_expires_at > now
+
+
+def revive(a: Assignment, item: Item, study: Study, now: datetime) -> bool:
+    """Give a lapsed claim a fresh lease if its slot is still free (not saved); whether it was.
+
+    Caller holds the item and assignment locks, with `a` read under them.
+    """
+    if item.status != Item.Status.OPEN or slot_holders(item, now, excluding=a) >= study.raters_per_item:
+        return False
+    if a.state == Assignment.State.EXPIRED:
+        a.state = Assignment.State.DRAFT if a.draft else Assignment.State.CLAIMED
+    a.lease_expires_at = lease_until(study, now)
+    return True
 
 
 def ensure_live(a: Assignment, item: Item, study: Study, now: datetime) -> None:
@@ -60,10 +77,7 @@ def ensure_live(a: Assignment, item: Item, study: Study, now: datetime) -> None:
         raise ValidationError({"state": gettext("state: this study is not running.")})
     if a.state in Assignment.LEASED_STATES and a.lease_expires_at and a.lease_expires_at > now:
         return
-    if item.status == Item.Status.OPEN and slot_holders(item, now, excluding=a) < study.raters_per_item:
-        if a.state == Assignment.State.EXPIRED:
-            a.state = Assignment.State.DRAFT if a.draft else Assignment.State.CLAIMED
-        a.lease_expires_at = lease_until(study, now)
+    if revive(a, item, study, now):
         return
     raise ValidationError(
         {"state": gettext("state: your claim on this item lapsed and another rater took the slot; take the next item.")}

@@ -22,7 +22,7 @@ from django.utils.translation import gettext
 from annotation.access import check_can_write_assignment
 from annotation.locks import lock_assignment
 from annotation.models import Assignment, Item, ItemKind, ReviewEvent, Study, StudyMember
-from annotation.rating.services.leases import expire_lapsed_on_item, holds_slot, lease_until, slot_holders
+from annotation.rating.services.leases import expire, expire_lapsed_on_item, holds_slot, lease_until, revive
 from annotation.studies.calibration.services import calibration_claim_next, calibration_pending_q
 from annotation.studies.groups import group_quota, study_has_groups_exists
 from cases.models import CaseRevision
@@ -65,11 +65,7 @@ def _try_claim_item(study: Study, item: Item, rater: User, now: datetime, *, gro
         return None
     if group and _group_full(study, rows, group, now):
         return None
-    for lapsed in rows:
-        if lapsed.state in Assignment.LEASED_STATES and not holds_slot(lapsed, now):
-            lapsed.state = Assignment.State.EXPIRED
-            lapsed.save(update_fields=["state"])
-            ReviewEvent.lease_lapsed(lapsed).save()
+    expire([a for a in rows if a.state in Assignment.LEASED_STATES and not holds_slot(a, now)])
     assignment = next((a for a in rows if a.rater_id == rater.pk), None)
     order = _pair_order(study, item, rater)
     if assignment is None:
@@ -124,10 +120,7 @@ def _own_unfinished(study: Study, rater: User, now: datetime) -> Assignment | No
         # read, and reviving the stale copy would leave it expired with a fresh lease (a slot that
         # counts for nobody, then a refused submit).
         a = Assignment.objects.select_for_update().get(pk=stale.pk)
-        if item.status == Item.Status.OPEN and slot_holders(item, now, excluding=a) < study.raters_per_item:
-            if a.state == Assignment.State.EXPIRED:
-                a.state = Assignment.State.DRAFT if a.draft else Assignment.State.CLAIMED
-            a.lease_expires_at = lease_until(study, now)
+        if revive(a, item, study, now):
             a.save(update_fields=["state", "lease_expires_at"])
             return a
         expire_lapsed_on_item(item, now)
