@@ -286,7 +286,8 @@ def _fill_in_chain_places(events: list["ReviewEvent"], sealed_at: datetime, key_
     events in one statement (one per event cost a round trip and a compile each, on every request's
     event). The model's queryset refuses updates, hence SQL of our own; on PostgreSQL a trigger allows
     no other write. Written here, not compiled by the ORM: three CASEs of one WHEN per event took the
-    ORM longer to build than the database to run (8% of a queue worker's processor time under load)."""
+    ORM longer to build than the database to run (py-spy put 8% of a queue worker's processor time there
+    under load)."""
     meta = ReviewEvent._meta
     quote = connection.ops.quote_name
     pk = quote(meta.pk.column)

@@ -59,9 +59,7 @@ def _coded_task_matrix(
     if isinstance(labels.dtype, pd.CategoricalDtype):
         # rating_frame's labels are categorical: look up the few categories, not a string per rating.
         per_category = pd.Index(list(index)).get_indexer(labels.cat.categories.astype(object))
-        label_codes = labels.cat.codes.to_numpy()
-        position = np.where(label_codes >= 0, per_category[label_codes], -1) if per_category.size else np.full(
-            label_codes.size, -1)
+        position = np.append(per_category, -1)[labels.cat.codes.to_numpy()]  # code -1 (no label): the -1 added
     else:
         position = pd.Index(list(index)).get_indexer(labels.to_numpy(dtype=object))
     codes = np.where(position >= 0, np.asarray(list(index.values()), dtype=np.int64)[position], -1)
