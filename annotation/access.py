@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 from accounts.models import Role
 from accounts.roles import AnyUser, rank_at_least, rank_name, user_role
 from annotation.models import Assignment, Curation, Item, Study, StudyMember
+from medreview.db.precompiled import PrecompiledQuery
 
 
 def _deny_read_only(user: AnyUser) -> None:
@@ -121,16 +122,35 @@ def access_study_for_management(user: AnyUser, pk: int) -> Study:
         raise Http404("Not found.") from exc
 
 
+# The claim's and the rating pages' reads run on every step of every rater: compiled once per process.
+_STUDY_FOR_RATING: PrecompiledQuery[Study] = PrecompiledQuery(
+    lambda pk, user_id: Study.objects.filter(
+        pk=pk,
+        memberships__user_id=user_id,
+        memberships__role=StudyMember.Role.RATER,
+    ).order_by("pk")[:1]
+)
+
+
 def access_study_for_rating(user: AnyUser, pk: int) -> Study:
     _deny_read_only(user)
-    study = Study.objects.filter(
-        pk=pk,
-        memberships__user=user,
-        memberships__role=StudyMember.Role.RATER,
-    ).first()
+    study = _STUDY_FOR_RATING.first(pk=int(pk), user_id=user.pk)
     if study is None:
         raise Http404("Not found.")
     return study
+
+
+def _own_assignment(*joined: str) -> PrecompiledQuery[Assignment]:
+    return PrecompiledQuery(
+        lambda pk, rater_id: Assignment.objects.select_related("item", "item__study", "item__revision", *joined)
+        # The source record as imported can be large and no rating screen shows it.
+        .defer("item__revision__raw", "item__revision__extra")
+        .filter(pk=pk, rater_id=rater_id)
+    )
+
+
+_OWN_ASSIGNMENT = _own_assignment()
+_OWN_ASSIGNMENT_WITH_CASE = _own_assignment("item__revision__case", "item__revision__case__dataset")
 
 
 def access_assignment_for_rating(user: AnyUser, pk: int, *, with_case: bool = False) -> Assignment:
@@ -138,19 +158,7 @@ def access_assignment_for_rating(user: AnyUser, pk: int, *, with_case: bool = Fa
     its dataset, which the rating page names (two queries fewer there); the API and the other writes
     do without the two joins, which cost more to plan than to run."""
     _deny_read_only(user)
-    joined = ["item", "item__study", "item__revision"]
-    if with_case:
-        joined += ["item__revision__case", "item__revision__case__dataset"]
-    assignment = (
-        Assignment.objects.select_related(*joined)
-        # The source record as imported can be large and no rating screen shows it.
-        .defer("item__revision__raw", "item__revision__extra")
-        .filter(
-            pk=pk,
-            rater=user,
-        )
-        .first()
-    )
+    assignment = (_OWN_ASSIGNMENT_WITH_CASE if with_case else _OWN_ASSIGNMENT).first(pk=int(pk), rater_id=user.pk)
     if assignment is None:
         raise Http404("Not found.")
     return assignment

@@ -28,6 +28,7 @@ from annotation.models import (
 )
 from cases.models import MCQ, RubricCriterion, TextTranslation
 from cases.translations import translation_pairs
+from medreview.db.precompiled import PrecompiledQuery
 
 
 @dataclass(frozen=True)
@@ -125,14 +126,23 @@ def item_fields(item: Item, *, tasks: list[TaskType] | None = None) -> list[Fiel
     return list(memo[language])
 
 
+# Read by every step of a rater (claim, draft, submit): compiled once per process.
+_CRITERIA: PrecompiledQuery[RubricCriterion] = PrecompiledQuery(
+    lambda revision_id: RubricCriterion.objects.filter(revision_id=revision_id).order_by("order")
+)
+_MCQS: PrecompiledQuery[MCQ] = PrecompiledQuery(
+    lambda question_set_id: MCQ.objects.filter(question_set_id=question_set_id).order_by("order")
+)
+
+
 def _item_fields(item: Item, tasks: list[TaskType]) -> list[Field]:
     targets = {t.target for t in tasks}
     criteria: list[RubricCriterion] = []
-    if targets & {TaskTarget.CRITERION, TaskTarget.RESPONSE_CRITERION}:
-        criteria = list(RubricCriterion.objects.filter(revision_id=item.revision_id).order_by("order"))
+    if targets & {TaskTarget.CRITERION, TaskTarget.RESPONSE_CRITERION} and item.revision_id is not None:
+        criteria = _CRITERIA.all(revision_id=item.revision_id)
     mcqs: list[MCQ] = []
     if TaskTarget.MCQ in targets and item.question_set_id:
-        mcqs = list(MCQ.objects.filter(question_set_id=item.question_set_id).order_by("order"))
+        mcqs = _MCQS.all(question_set_id=item.question_set_id)
     fields: list[Field] = []
     for task in tasks:
         if task.target == TaskTarget.TRANSLATION:

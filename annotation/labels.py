@@ -25,6 +25,7 @@ from annotation.models import (
     TaskTarget,
     field_id,
 )
+from medreview.db.precompiled import PrecompiledQuery
 
 
 def pair_label_to_canonical(label: str, pair_order: str) -> str:
@@ -104,18 +105,38 @@ def clean_entries(entries: dict[str, Any], fields: list[Field], *, require_all: 
 User = AbstractBaseUser
 
 
+# Read under the item's lock by every submit that may complete the item: compiled once per process.
+_RATED_ASSIGNMENTS: PrecompiledQuery[Assignment] = PrecompiledQuery(
+    lambda item_id: Assignment.objects.filter(item_id=item_id, state__in=Assignment.RATED_STATES).order_by("pk")
+)
+
+
 def rated_assignments(item: Item) -> list[Assignment]:
-    return list(item.assignments.filter(state__in=Assignment.RATED_STATES).order_by("pk"))
+    rows = _RATED_ASSIGNMENTS.all(item_id=item.pk)
+    for a in rows:
+        a.item = item  # as the item's related manager would: callers read a.item without a query
+    return rows
+
+
+# An item's ratings, read when its last rater submits and on its inspection: compiled once per process.
+_ITEM_RATINGS: PrecompiledQuery[Rating] = PrecompiledQuery(
+    lambda item_id: Rating.objects.filter(assignment__item_id=item_id).select_related("task").order_by("round", "pk")
+)
 
 
 def labels_by_field(assignments: list[Assignment], *, round_: str) -> dict[str, dict[int, Rating]]:
-    """{field id: {assignment id: rating}} using each assignment's first or latest round."""
+    """{field id: {assignment id: rating}} using each assignment's first or latest round (the
+    assignments are one item's)."""
     out: dict[str, dict[int, Rating]] = defaultdict(dict)
-    ratings = Rating.objects.filter(assignment__in=assignments).select_related("task").order_by("round", "pk")
-    if round_ == "first":
-        ratings = ratings.filter(round=1)
-    for r in ratings:
-        out[field_id(r.task.slug, r.field_key)][r.assignment_id] = r
+    wanted = {a.pk for a in assignments}
+    if not wanted:
+        return out
+    items = {a.item_id for a in assignments}
+    if len(items) != 1:
+        raise ValueError("labels_by_field: the assignments must be of one item.")
+    for r in _ITEM_RATINGS.all(item_id=items.pop()):
+        if r.assignment_id in wanted and (round_ != "first" or r.round == 1):
+            out[field_id(r.task.slug, r.field_key)][r.assignment_id] = r
     return out
 
 

@@ -12,12 +12,24 @@ from collections.abc import Sequence
 from django.core.exceptions import ValidationError
 
 from annotation.models import Assignment, Item, Study
+from medreview.db.precompiled import PrecompiledQuery
+
+# Every draft and submit takes these two locks: compiled once per process (medreview/db/precompiled.py).
+_ITEM_WITH_STUDY_FOR_UPDATE: PrecompiledQuery[Item] = PrecompiledQuery(
+    lambda pk: Item.objects.select_for_update(of=("self",)).select_related("study").filter(pk=pk)
+)
+_ASSIGNMENT_FOR_UPDATE: PrecompiledQuery[Assignment] = PrecompiledQuery(
+    lambda pk: Assignment.objects.select_for_update().filter(pk=pk)
+)
 
 
 def lock_assignment(assignment: Assignment) -> tuple[Item, Assignment, Study]:
     """Lock the assignment's item, then the assignment; returns fresh rows (call inside a transaction)."""
-    item = Item.objects.select_for_update(of=("self",)).select_related("study").get(pk=assignment.item_id)
-    locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
+    item = _ITEM_WITH_STUDY_FOR_UPDATE.first(pk=assignment.item_id)
+    locked = _ASSIGNMENT_FOR_UPDATE.first(pk=assignment.pk)
+    if item is None or locked is None:  # deleted under us (a study's items are never deleted while it runs)
+        raise (Item.DoesNotExist if item is None else Assignment.DoesNotExist)(
+            "The assignment or its item no longer exists.")
     locked.item = item  # callers and API responses read item and study without more queries
     return item, locked, item.study
 

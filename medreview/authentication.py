@@ -27,11 +27,18 @@ from knox.models import get_token_model
 from knox.settings import CONSTANTS
 from rest_framework.exceptions import AuthenticationFailed
 
+from medreview.db.precompiled import PrecompiledQuery
+
 # digest -> (monotonic time it was verified, the token row with its user and profile joined)
 _VERIFIED: dict[str, tuple[float, Any]] = {}
 _VERIFIED_LOCK = threading.Lock()
 # A server has at most a few thousand live tokens; past this the cache starts afresh.
 _MAX_VERIFIED = 10_000
+# Each token is looked up again when its cache entry lapses: compiled once per process.
+_TOKENS_BY_KEY: PrecompiledQuery[Any] = PrecompiledQuery(
+    lambda token_key: get_token_model().objects.filter(token_key=token_key).select_related("user", "user__profile"),
+    text=("token_key",),
+)
 
 
 def token_cache_seconds() -> float:
@@ -85,8 +92,7 @@ class ProfileTokenAuthentication(TokenAuthentication):
                 return self.validate_user(_private_copy(auth_token))
         if cached is not None:
             forget_token_digest(digest)
-        candidates = get_token_model().objects.filter(token_key=key[: CONSTANTS.TOKEN_KEY_LENGTH])
-        for auth_token in candidates.select_related("user", "user__profile"):
+        for auth_token in _TOKENS_BY_KEY.all(token_key=key[: CONSTANTS.TOKEN_KEY_LENGTH]):
             if not compare_digest(digest, auth_token.digest):
                 continue
             if auth_token.expiry is not None and auth_token.expiry < timezone.now():

@@ -26,8 +26,35 @@ from annotation.rating.services.leases import expire, expire_lapsed_on_item, hol
 from annotation.studies.calibration.services import calibration_claim_next, calibration_pending_q
 from annotation.studies.groups import group_quota, study_has_groups_exists
 from cases.models import CaseRevision
+from medreview.db.precompiled import PrecompiledQuery
 
 User = AbstractBaseUser
+
+# The reads of every claim, compiled once per process (medreview/db/precompiled.py): the rater's
+# membership lock, their unfinished assignments, the claimed item as the screen shows it, and the
+# item's assignments under its lock.
+_MEMBERSHIP_FOR_UPDATE: PrecompiledQuery[tuple[str, bool, bool]] = PrecompiledQuery(
+    lambda study_id, user_id: StudyMember.objects.select_for_update()
+    .filter(study_id=study_id, user_id=user_id, role=StudyMember.Role.RATER)
+    .annotate(calibrating=ExpressionWrapper(calibration_pending_q(), output_field=BooleanField()),
+              grouped=study_has_groups_exists())
+    .values_list("group", "calibrating", "grouped")
+    .order_by("pk")[:1]
+)
+_OWN_UNFINISHED: PrecompiledQuery[Assignment] = PrecompiledQuery(
+    lambda study_id, rater_id: Assignment.objects.filter(
+        item__study_id=study_id, rater_id=rater_id,
+        state__in=(Assignment.State.RETURNED, *Assignment.LEASED_STATES),
+    ).order_by("pk")
+)
+_ITEM_FOR_SCREEN: PrecompiledQuery[Item] = PrecompiledQuery(
+    lambda pk: Item.objects.select_related("revision", "response", "response_b", "question_set")
+    .defer("revision__raw", "revision__extra", "response__raw", "response_b__raw")
+    .filter(pk=pk)
+)
+_ITEM_ASSIGNMENTS: PrecompiledQuery[Assignment] = PrecompiledQuery(
+    lambda item_id: Assignment.objects.filter(item_id=item_id)
+)
 
 # How many locked candidates a claim inspects before giving up (each is re-counted under its lock).
 _CLAIM_ATTEMPTS = 20
@@ -60,7 +87,7 @@ def _try_claim_item(study: Study, item: Item, rater: User, now: datetime, *, gro
     One read of the item's assignments, under the lock, serves the slot recount, the marking of
     lapsed claims and the reuse of the rater's own expired row.
     """
-    rows = list(Assignment.objects.filter(item=item))
+    rows = _ITEM_ASSIGNMENTS.all(item_id=item.pk)
     if sum(1 for a in rows if holds_slot(a, now)) >= study.raters_per_item:
         return None
     if group and _group_full(study, rows, group, now):
@@ -98,12 +125,7 @@ def _group_full(study: Study, rows: list[Assignment], group: str, now: datetime)
 
 
 def _own_unfinished(study: Study, rater: User, now: datetime) -> Assignment | None:
-    own = list(
-        Assignment.objects.filter(
-            item__study=study, rater=rater,
-            state__in=(Assignment.State.RETURNED, *Assignment.LEASED_STATES),
-        ).order_by("pk")
-    )
+    own = _OWN_UNFINISHED.all(study_id=study.pk, rater_id=rater.pk)
     returned = [a for a in own if a.state == Assignment.State.RETURNED]
     if returned:
         return returned[0]
@@ -138,14 +160,7 @@ def assignment_claim_next(*, study: Study, rater: User, now: datetime | None = N
     # SKIP LOCKED and their slots re-counted under the lock. The same query tells whether the rater
     # is still in calibration and whether the study has expert groups (one round trip, not three).
     with transaction.atomic():
-        membership = (
-            StudyMember.objects.select_for_update()
-            .filter(study=study, user=rater, role=StudyMember.Role.RATER)
-            .annotate(calibrating=ExpressionWrapper(calibration_pending_q(), output_field=BooleanField()),
-                      grouped=study_has_groups_exists())
-            .values_list("group", "calibrating", "grouped")
-            .first()
-        )
+        membership = _MEMBERSHIP_FOR_UPDATE.first(study_id=study.pk, user_id=rater.pk)
         if membership is None:
             raise PermissionDenied(gettext("You are not a rater in this study."))
         group, calibrating, study_grouped = membership
@@ -306,11 +321,9 @@ def _claim_after_wait(
 
 def _claim_locked_item(study: Study, item_id: int, rater: User, now: datetime, *, group: str = "") -> Assignment | None:
     # Already locked by the candidate query; this read joins what the rating screen shows.
-    item = (
-        Item.objects.select_related("revision", "response", "response_b", "question_set")
-        .defer("revision__raw", "revision__extra", "response__raw", "response_b__raw")
-        .get(pk=item_id)
-    )
+    item = _ITEM_FOR_SCREEN.first(pk=item_id)
+    if item is None:  # locked by the candidate query, so it cannot vanish; kept for the type
+        return None
     item.study = study  # the candidate query picked it from this study: no join to read the row again
     return _try_claim_item(study, item, rater, now, group=group) if item.status == Item.Status.OPEN else None
 
