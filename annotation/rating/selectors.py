@@ -10,13 +10,14 @@ from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count, F, IntegerField, OuterRef, Subquery
+from django.db.models import Count, F, IntegerField, OuterRef, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from annotation.fields import Field, strip_captions
 from annotation.models import Assignment, Item, ItemKind, Study, StudyMember, TaskTarget
 from cases.models import MCQ, CaseRevision, ModelResponse, QuestionSet, RubricCriterion
+from medreview.db.precompiled import PrecompiledQuery
 
 
 @dataclass(frozen=True)
@@ -163,30 +164,45 @@ def rater_queue(*, rater: AbstractBaseUser, study: Study | None = None, now: dat
     )
 
 
-def rater_queue_on_screen(*, rater: AbstractBaseUser, study: Study, done_shown: int = 15,
-                          now: datetime | None = None) -> RaterQueue:
+# The rater's list beside the rating screen, on every rating page: compiled once per process.
+# Only the columns the list shows (issue 27): the cases' texts and their raw records, the study's
+# guidelines and the drafts would be read and decoded for every row on every rating page.
+_LISTED = ("item", "item__study", "item__revision", "item__revision__case")
+_SHOWN = ("item__kind", "item__study__name", "item__revision__case__external_id", "state", "round",
+          "lease_expires_at", "draft_saved_at", "claimed_at", "submitted_at")
+_DONE_SHOWN = 15
+
+
+def _mine(rater_id: int, study_id: int) -> QuerySet[Assignment]:
+    return Assignment.objects.filter(rater_id=rater_id, item__study_id=study_id)
+
+
+_MY_UNFINISHED: PrecompiledQuery[Assignment] = PrecompiledQuery(
+    lambda rater_id, study_id: _mine(rater_id, study_id)
+    .filter(state__in=(*Assignment.LEASED_STATES, Assignment.State.RETURNED))
+    .select_related(*_LISTED).only(*_SHOWN).order_by("-draft_saved_at", "-claimed_at", "-pk")
+)
+_MY_LATEST_DONE: PrecompiledQuery[Assignment] = PrecompiledQuery(
+    lambda rater_id, study_id: _mine(rater_id, study_id)
+    .filter(state__in=Assignment.FINISHED_STATES).select_related(*_LISTED).only(*_SHOWN)
+    .order_by(Coalesce("submitted_at", "claimed_at").desc(), "-pk")[:_DONE_SHOWN]
+)
+_MY_COUNTS: PrecompiledQuery[tuple[str, int]] = PrecompiledQuery(
+    lambda rater_id, study_id: _mine(rater_id, study_id).order_by().values_list("state").annotate(n=Count("pk"))
+)
+
+
+def rater_queue_on_screen(*, rater: AbstractBaseUser, study: Study, now: datetime | None = None) -> RaterQueue:
     """The rater's queue beside the rating screen, at a cost that does not grow with their history
-    in the study (4 queries): their unfinished assignments, the `done_shown` latest submitted ones
+    in the study (3 queries): their unfinished assignments, the latest submitted ones (`_DONE_SHOWN`)
     and the number of each state. `done` holds those latest rows; `counts["done"]` is the whole
     number; `available` is not counted (the screen does not show it)."""
     now = now or timezone.now()
-    mine = Assignment.objects.filter(rater=rater, item__study=study)
-    related = ("item", "item__study", "item__revision", "item__revision__case")
-    # Only the columns the list shows (issue 27): the cases' texts and their raw records, the study's
-    # guidelines and the drafts would be read and decoded for every row on every rating page.
-    shown = ("item__kind", "item__study__name", "item__revision__case__external_id", "state", "round",
-             "lease_expires_at", "draft_saved_at", "claimed_at", "submitted_at")
-    unfinished = list(
-        mine.filter(state__in=(*Assignment.LEASED_STATES, Assignment.State.RETURNED))
-        .select_related(*related).only(*shown).order_by("-draft_saved_at", "-claimed_at", "-pk")
-    )
+    unfinished = _MY_UNFINISHED.all(rater_id=rater.pk, study_id=study.pk)
     in_progress = [a for a in unfinished if a.state in Assignment.LEASED_STATES and a.lease_expires_at and a.lease_expires_at > now]
     returned = [a for a in unfinished if a.state == Assignment.State.RETURNED]
-    done = list(
-        mine.filter(state__in=Assignment.FINISHED_STATES).select_related(*related).only(*shown)
-        .order_by(Coalesce("submitted_at", "claimed_at").desc(), "-pk")[:done_shown]
-    )
-    counts = dict(mine.order_by().values_list("state").annotate(n=Count("pk")))
+    done = _MY_LATEST_DONE.all(rater_id=rater.pk, study_id=study.pk)
+    counts = dict(_MY_COUNTS.all(rater_id=rater.pk, study_id=study.pk))
     return RaterQueue(
         in_progress=in_progress,
         returned=returned,
