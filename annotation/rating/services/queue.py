@@ -137,11 +137,10 @@ def _own_unfinished(study: Study, rater: User, now: datetime) -> Assignment | No
         return a
     for stale in own:
         # A lapsed claim of this rater: keep it (and its draft) if nobody took the slot meanwhile.
-        item = Item.objects.select_for_update().get(pk=stale.item_id)
         # Re-read under the item's lock: another rater's claim may have expired it since `own` was
         # read, and reviving the stale copy would leave it expired with a fresh lease (a slot that
         # counts for nobody, then a refused submit).
-        a = Assignment.objects.select_for_update().get(pk=stale.pk)
+        item, a, _ = lock_assignment(stale)
         if revive(a, item, study, now):
             a.save(update_fields=["state", "lease_expires_at"])
             return a
