@@ -27,9 +27,11 @@ def lock_assignment(assignment: Assignment) -> tuple[Item, Assignment, Study]:
     """Lock the assignment's item, then the assignment; returns fresh rows (call inside a transaction)."""
     item = _ITEM_WITH_STUDY_FOR_UPDATE.first(pk=assignment.item_id)
     locked = _ASSIGNMENT_FOR_UPDATE.first(pk=assignment.pk)
-    if item is None or locked is None:  # deleted under us (a study's items are never deleted while it runs)
-        raise (Item.DoesNotExist if item is None else Assignment.DoesNotExist)(
-            "The assignment or its item no longer exists.")
+    # As .get() raised: a study's items and assignments are never deleted while it runs.
+    if item is None:
+        raise Item.DoesNotExist("The assignment's item no longer exists.")
+    if locked is None:
+        raise Assignment.DoesNotExist("The assignment no longer exists.")
     locked.item = item  # callers and API responses read item and study without more queries
     return item, locked, item.study
 

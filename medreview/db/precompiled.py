@@ -103,7 +103,6 @@ class PrecompiledQuery(Generic[Row]):
                             "which it does not take.")
         self._using = using
         self._compiled: _Compiled | None = None
-        self._vendor = ""
         self._lock = threading.Lock()
 
     def all(self, **ids: int | str) -> list[Row]:
@@ -111,7 +110,7 @@ class PrecompiledQuery(Generic[Row]):
             raise TypeError(f"{self._build.__qualname__}: expected the keywords {', '.join(self._names)}, "
                             f"got {', '.join(sorted(ids)) or 'none'}.")
         connection = connections[self._using]
-        compiled = self._compiled_for(connection.vendor)
+        compiled = self._compiled or self._compile_once()
         if compiled.locking and connection.features.has_select_for_update and connection.get_autocommit():
             raise TransactionManagementError("select_for_update cannot be used outside of a transaction.")
         params = list(compiled.params)
@@ -145,13 +144,11 @@ class PrecompiledQuery(Generic[Row]):
         rows = self.all(**ids)
         return rows[0] if rows else None
 
-    def _compiled_for(self, vendor: str) -> _Compiled:
-        compiled = self._compiled
-        if compiled is not None and self._vendor == vendor:
-            return compiled
+    def _compile_once(self) -> _Compiled:
+        # The SQL depends only on the alias's database, which a process does not change.
         with self._lock:
-            if self._compiled is None or self._vendor != vendor:
-                self._compiled, self._vendor = self._compile(), vendor
+            if self._compiled is None:
+                self._compiled = self._compile()
             return self._compiled
 
     def _compile(self) -> _Compiled:
