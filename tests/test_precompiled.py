@@ -3,9 +3,11 @@ queryset would, for the ids of that call, in one query, and refuses what would c
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from django.core.exceptions import ImproperlyConfigured
-from django.db import connection, transaction
+from django.db import connection, connections, transaction
 from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
 
@@ -55,6 +57,40 @@ def test_it_runs_with_each_calls_own_ids_in_one_query():
     assert [c.text for c in a] == [c.text for c in RubricCriterion.objects.filter(revision=first).order_by("order")]
     assert [c.text for c in b] == ["Only one criterion"]
     assert CRITERIA.all(revision_id=10**9) == []
+
+
+def test_it_converts_every_calls_values_as_the_queryset_does_on_each_connection():
+    """The columns' converters are worked out once per connection and reused: the JSON tags, the
+    dates and the joined rows of a later call still come back as Python values."""
+    first = make_case(criteria=[("Asks about allergies", 2, "Safety")])
+    second = make_case(criteria=[("Mentions the dose", 5, "Accuracy")])
+    RubricCriterion.objects.filter(revision=second).update(tags=["dose", "剂量"])
+    for revision in (first, second, first):
+        expected = _revision_with_case(revision.pk).get()
+        got = REVISION_WITH_CASE.first(pk=revision.pk)
+        assert _fields(got) == _fields(expected) and got.case.created_at == expected.case.created_at
+        assert [_fields(c) for c in CRITERIA.all(revision_id=revision.pk)] == [
+            _fields(c) for c in RubricCriterion.objects.filter(revision_id=revision.pk).order_by("order")]
+    assert CRITERIA.first(revision_id=second.pk).tags == ["dose", "剂量"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_converts_the_values_of_a_query_run_on_another_threads_connection(postgres_only):
+    revision = make_case(criteria=[("Mentions the dose", 5, "Accuracy")])
+    RubricCriterion.objects.filter(revision=revision).update(tags=["dose", "剂量"])
+    assert CRITERIA.first(revision_id=revision.pk).tags == ["dose", "剂量"]  # converters of this connection
+    seen: list[object] = []
+
+    def in_another_thread() -> None:
+        try:
+            seen.append(CRITERIA.first(revision_id=revision.pk).tags)
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=in_another_thread)
+    thread.start()
+    thread.join()
+    assert seen == [["dose", "剂量"]]
 
 
 def test_it_gives_values_list_rows_and_puts_each_keyword_in_its_place():

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import inspect
 import threading
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -67,6 +68,9 @@ class _Compiled:
     params: tuple[Any, ...]
     positions: dict[str, tuple[int, ...]]  # keyword -> where its placeholder sits in params
     locking: bool  # SELECT ... FOR UPDATE: only inside a transaction, as Django checks
+    # How each column's value becomes Python, per connection (a backend's converters are bound to its
+    # connection's operations): Django works this out again on every run of a query.
+    converters: weakref.WeakKeyDictionary[Any, dict[int, Any]]
 
 
 class _BoundQuery:
@@ -134,6 +138,11 @@ class PrecompiledQuery(Generic[Row]):
         bound.connection = connection  # each thread has its own connection object
         sql, bound_params = compiled.sql, tuple(params)
         bound.as_sql = lambda *args, **kwargs: (sql, bound_params)  # type: ignore[method-assign]
+        converters = compiled.converters.get(connection)
+        if converters is None:
+            converters = bound.get_converters([s[0] for s in bound.select[0: bound.col_count]])
+            compiled.converters[connection] = converters
+        bound.get_converters = lambda expressions: converters  # type: ignore[method-assign]
         # A shallow copy of the template (copy.copy would pickle it, which evaluates a queryset).
         queryset = QuerySet.__new__(type(compiled.template))
         queryset.__dict__.update(compiled.template.__dict__)
@@ -178,4 +187,4 @@ class PrecompiledQuery(Generic[Row]):
                     "vary between calls; build this query as usual.")
             positions[name] = found
         return _Compiled(template=template, compiler=compiler, sql=sql, params=params, positions=positions,
-                         locking=bool(template.query.select_for_update))
+                         locking=bool(template.query.select_for_update), converters=weakref.WeakKeyDictionary())
