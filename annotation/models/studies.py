@@ -152,6 +152,9 @@ class Item(models.Model):
             models.Index(fields=["study", "status"]),
             models.Index(fields=["study", "id"], name="item_open_started_idx",
                          condition=models.Q(status="open", first_claimed_at__isnull=False)),
+            # A claim's last look, the first open item with room: in id order among the study's open
+            # items only, not every item of every study before it.
+            models.Index(fields=["study", "id"], name="item_open_idx", condition=models.Q(status="open")),
         ]
 
     def __str__(self) -> str:

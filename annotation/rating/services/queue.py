@@ -56,6 +56,11 @@ _ITEM_ASSIGNMENTS: PrecompiledQuery[Assignment] = PrecompiledQuery(
     lambda item_id: Assignment.objects.filter(item_id=item_id)
 )
 
+# The open status is written into the candidate SQL, not passed as a parameter: a statement prepared
+# once per connection (a generic plan) can use the partial indexes on open items only when the
+# query itself says status = 'open' (a code constant, so safe as a literal).
+_OPEN = Item.Status.OPEN.value
+
 # How many locked candidates a claim inspects before giving up (each is re-counted under its lock).
 _CLAIM_ATTEMPTS = 20
 # How long a claim waits for candidates other claimers hold locked, before saying nothing is left.
@@ -202,16 +207,20 @@ def _candidate_item_id(
         join = f"JOIN {revision_table} r ON r.id = i.revision_id"
         marks = ", ".join(["%s"] * len(languages))
         language = f"AND (r.language = '' OR r.language IN ({marks}))" if languages else "AND r.language = ''"
-    params += [study.pk, Item.Status.OPEN]
+    params += [study.pk]
     # NOT IN over the rater's own items: one hashed scan of their assignments, not a probe per item.
     params += [rater.pk, Assignment.State.EXPIRED]
     params += list(languages or [])
     params += [*Assignment.SLOT_STATES, *Assignment.LEASED_STATES, live]
     given_out = ""
     if started:
+        if study.raters_per_item < 2:  # no item can be started and still have room
+            return None
         given_out = "AND i.first_claimed_at IS NOT NULL"
-        room = "BETWEEN 1 AND %s"
-        params.append(study.raters_per_item - 1)
+        # IN, not BETWEEN: PostgreSQL expands BETWEEN into two comparisons and counts the slots twice.
+        held = list(range(1, study.raters_per_item))
+        room = f"IN ({', '.join(['%s'] * len(held))})"
+        params += held
     else:
         room = "< %s"
         params.append(study.raters_per_item)
@@ -234,7 +243,7 @@ def _candidate_item_id(
         lock = " FOR UPDATE OF i" if wait else " FOR UPDATE OF i SKIP LOCKED"
     sql = f"""
         SELECT i.id FROM {item_table} i {join}
-        WHERE i.study_id = %s AND i.status = %s {given_out}
+        WHERE i.study_id = %s AND i.status = '{_OPEN}' {given_out}
           AND i.id NOT IN (SELECT m.item_id FROM {assignment_table} m WHERE m.rater_id = %s AND m.state <> %s)
           {language}
           AND (SELECT COUNT(*) FROM {assignment_table} h WHERE h.item_id = i.id
