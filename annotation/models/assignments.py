@@ -45,6 +45,8 @@ class Assignment(models.Model):
     # its lease runs (saving a draft renews the lease), so an abandoned tab frees the slot.
     SLOT_STATES = (State.SUBMITTED, State.RETURNED, State.REVISED)
     LEASED_STATES = (State.CLAIMED, State.DRAFT)
+    # The rater's own work still to do: claimed, drafted, or returned for revision.
+    UNFINISHED_STATES = (*LEASED_STATES, State.RETURNED)
     # Work whose labels stand (an inspector may return it; a returned assignment is not finished).
     FINISHED_STATES = (State.SUBMITTED, State.REVISED)
     # Work with ratings on record: finished, or returned for revision (SLOT_STATES by another name).

@@ -179,7 +179,7 @@ def _mine(rater_id: int, study_id: int) -> QuerySet[Assignment]:
 
 _MY_UNFINISHED: PrecompiledQuery[Assignment] = PrecompiledQuery(
     lambda rater_id, study_id: _mine(rater_id, study_id)
-    .filter(state__in=(*Assignment.LEASED_STATES, Assignment.State.RETURNED))
+    .filter(state__in=Assignment.UNFINISHED_STATES)
     .select_related(*_LISTED).only(*_SHOWN).order_by("-draft_saved_at", "-claimed_at", "-pk")
 )
 _MY_LATEST_DONE: PrecompiledQuery[Assignment] = PrecompiledQuery(

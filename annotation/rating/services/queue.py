@@ -44,7 +44,7 @@ _MEMBERSHIP_FOR_UPDATE: PrecompiledQuery[tuple[str, bool, bool]] = PrecompiledQu
 _OWN_UNFINISHED: PrecompiledQuery[Assignment] = PrecompiledQuery(
     lambda study_id, rater_id: Assignment.objects.filter(
         item__study_id=study_id, rater_id=rater_id,
-        state__in=(Assignment.State.RETURNED, *Assignment.LEASED_STATES),
+        state__in=Assignment.UNFINISHED_STATES,
     ).order_by("pk")
 )
 _ITEM_FOR_SCREEN: PrecompiledQuery[Item] = PrecompiledQuery(
