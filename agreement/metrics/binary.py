@@ -94,30 +94,50 @@ def _confusion(ref: np.ndarray, pred: np.ndarray, invalid: str) -> tuple[np.ndar
     return cell, n_invalid, int((~labelled).sum())
 
 
-def _binary_masks(values: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(met, not met) boolean masks of binary labels; neither = missing or invalid. Checks like `encode_binary`.
+# Long columns are compared a block at a time. At ten times ClinConsensus scale a column's masks outgrow
+# the processor's cache: a whole-column pass then goes to memory once per comparison, AND and count,
+# while a block's masks stay in cache for all of them (twice as fast there:
+# `benchmarks/agreement_scale.py`). A column that fits in cache is compared whole, in fewer calls.
+_BLOCK = 32_768
+_WHOLE = 4 * _BLOCK
 
-    Numbers and booleans are compared in place (no int8 copy); other labels go through `encode_binary`.
-    """
+
+def _label_array(values: Any) -> tuple[np.ndarray, bool]:
+    """(labels as one flat array, encoded?): numbers and booleans as given, to be checked and compared in
+    place; anything else through `encode_binary` (1, 0, -1 for missing or invalid), checked there."""
     arr = values.to_numpy() if isinstance(values, pd.Series | pd.Index) else values
     if isinstance(arr, np.ndarray) and arr.dtype.kind in "biuf":
-        # A column of a 2-D array is strided: one copy, then every comparison runs on contiguous memory
-        # (several times faster than comparing in place).
-        arr = np.ascontiguousarray(arr.reshape(-1))
-        if arr.dtype.kind == "b":
-            return arr, ~arr
-        met, not_met = arr == 1, arr == 0
-        if arr.dtype.kind == "f":
-            # every value is 1, 0 or NaN: counted, not OR-ed into another mask
-            cnz = np.count_nonzero
-            labelled = cnz(met) + cnz(not_met)
-            if labelled != arr.size and labelled + cnz(np.isnan(arr)) != arr.size:
-                raise ValueError("binary labels must be 0/1")
-        elif arr.size and (arr.min() < 0 or arr.max() > 1):
+        return arr.reshape(-1), False
+    return encode_binary(values), True
+
+
+def _binary_masks(arr: np.ndarray, encoded: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(met, not met) boolean masks of a `_label_array`; neither = missing or invalid. Checks like `encode_binary`."""
+    if encoded:
+        return arr == 1, arr == 0
+    # A column of a 2-D array is strided: one copy, then every comparison runs on contiguous memory
+    # (several times faster than comparing in place).
+    arr = np.ascontiguousarray(arr)
+    if arr.dtype.kind == "b":
+        return arr, ~arr
+    met, not_met = arr == 1, arr == 0
+    if arr.dtype.kind == "f":
+        # every value is 1, 0 or NaN: counted, not OR-ed into another mask
+        cnz = np.count_nonzero
+        labelled = cnz(met) + cnz(not_met)
+        if labelled != arr.size and labelled + cnz(np.isnan(arr)) != arr.size:
             raise ValueError("binary labels must be 0/1")
-        return met, not_met
-    codes = encode_binary(values)
-    return codes == 1, codes == 0
+    elif arr.size and (arr.min() < 0 or arr.max() > 1):
+        raise ValueError("binary labels must be 0/1")
+    return met, not_met
+
+
+def _mask_counts(ref: tuple[np.ndarray, np.ndarray], pred: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """[tn, fp, fn, tp, reference not met, reference met] of (met, not met) masks."""
+    (ref_met, ref_not), (pred_met, pred_not) = ref, pred
+    cnz = np.count_nonzero
+    return np.array([cnz(ref_not & pred_not), cnz(ref_not & pred_met), cnz(ref_met & pred_not),
+                     cnz(ref_met & pred_met), cnz(ref_not), cnz(ref_met)], dtype=np.int64)
 
 
 def _confusion_counts(ref: Any, pred: Any, invalid: str) -> tuple[np.ndarray, int, int]:
@@ -130,21 +150,27 @@ def _confusion_counts(ref: Any, pred: Any, invalid: str) -> tuple[np.ndarray, in
     """
     if invalid not in ("wrong", "exclude"):
         raise ValueError("invalid must be 'wrong' or 'exclude'")
-    ref_met, ref_not = ref if isinstance(ref, tuple) else _binary_masks(ref)
-    pred_met, pred_not = pred if isinstance(pred, tuple) else _binary_masks(pred)
-    if ref_met.shape != pred_met.shape:
-        raise ValueError("reference and predicted must have the same length")
-    cnz = np.count_nonzero
-    tn, fp = cnz(ref_not & pred_not), cnz(ref_not & pred_met)
-    fn, tp = cnz(ref_met & pred_not), cnz(ref_met & pred_met)
-    n_not, n_met = cnz(ref_not), cnz(ref_met)
+    if isinstance(ref, tuple):
+        if ref[0].shape != pred[0].shape:
+            raise ValueError("reference and predicted must have the same length")
+        size, totals = ref[0].size, _mask_counts(ref, pred)
+    else:
+        (ref, ref_encoded), (pred, pred_encoded) = _label_array(ref), _label_array(pred)
+        if ref.shape != pred.shape:
+            raise ValueError("reference and predicted must have the same length")
+        size, totals = ref.size, np.zeros(6, dtype=np.int64)
+        step = _BLOCK if size > _WHOLE else max(size, 1)
+        for start in range(0, size, step):
+            block = slice(start, start + step)
+            totals += _mask_counts(_binary_masks(ref[block], ref_encoded), _binary_masks(pred[block], pred_encoded))
+    tn, fp, fn, tp, n_not, n_met = (int(x) for x in totals)
     bad_not, bad_met = n_not - tn - fp, n_met - fn - tp
     counts = np.array([tn, fp, fn, tp], dtype=np.int64)
     if invalid == "wrong":
         # an invalid output predicts the opposite of the reference: not met -> fp, met -> fn
         counts[1] += bad_not
         counts[2] += bad_met
-    return counts, int(bad_not + bad_met), int(ref_met.size - n_not - n_met)
+    return counts, bad_not + bad_met, size - n_not - n_met
 
 
 def _mf1_from_counts(tn, fp, fn, tp):

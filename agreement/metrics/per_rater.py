@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from agreement.metrics.binary import macro_f1_from_counts
 from agreement.metrics.encoding import count_matrix
@@ -65,46 +66,93 @@ class PerRaterResult:
     ac1_without_rater: tuple[float | None, ...]
 
 
-class _Entries:
-    """Every labelled entry of the matrix (any rater), with per-rater sums over them."""
+def _row_numbers(columns: list[np.ndarray], radix: int) -> tuple[np.ndarray, np.ndarray]:
+    """Number the distinct rows of `columns` (integers in 0..radix-1): (each row's number 0..n-1, the
+    index of a row holding each number)."""
+    code, bound = np.zeros(columns[0].size, dtype=np.int64), 1
+    for c in columns:
+        if bound * radix >= 2**62:  # renumber before the next digit could overflow
+            code = pd.factorize(code)[0]
+            bound = int(code.max()) + 1
+        code, bound = code * radix + c.astype(np.int64), bound * radix
+    number, uniques = pd.factorize(code)
+    row = np.empty(len(uniques), dtype=np.int64)
+    row[number] = np.arange(number.size)
+    return number, row
 
-    def __init__(self, matrix: np.ndarray, column: np.ndarray, n_raters: int) -> None:
-        self.subj, self.slot = np.nonzero((column >= 0) & (matrix >= 0))
-        self.own, self.rater = matrix[self.subj, self.slot], column[self.subj, self.slot]
-        self.n_raters = n_raters
 
-    def per_rater(self, values: np.ndarray | None = None, where: np.ndarray | None = None) -> np.ndarray:
-        r = self.rater if where is None else self.rater[where]
-        w = None if values is None else (values if where is None else values[where])
-        return np.bincount(r, weights=w, minlength=self.n_raters).astype(float)
+@dataclass(frozen=True)
+class _Tally:
+    """How many times each rater (group) meets each kind of label; per-rater sums of a value per kind."""
+
+    group: np.ndarray
+    kind: np.ndarray
+    count: np.ndarray
+    n_groups: int
+
+    def sum(self, per_kind: np.ndarray) -> np.ndarray:
+        return np.bincount(self.group, weights=self.count * per_kind[self.kind], minlength=self.n_groups)
+
+
+def _tally(group: np.ndarray, kind: np.ndarray, n_groups: int, n_kinds: int) -> _Tally:
+    """(group, kind, count) of each distinct (group, kind) pair."""
+    combined = group.astype(np.int64) * n_kinds + kind
+    if n_groups * n_kinds <= 4 * combined.size + 65_536:
+        counts = np.bincount(combined, minlength=n_groups * n_kinds)
+        pairs = np.flatnonzero(counts)
+        counts = counts[pairs]
+    else:  # many distinct kinds (wide scales, many slots): sort instead of a dense table
+        pairs, counts = np.unique(combined, return_counts=True)
+    return _Tally(pairs // n_kinds, pairs % n_kinds, counts.astype(float), n_groups)
+
+
+@dataclass(frozen=True)
+class _Subjects:
+    """The subjects' category counts, by kind: subjects with the same counts share a number."""
+
+    number: np.ndarray  # each subject's kind
+    counts: np.ndarray  # categories x kinds
+
+
+def _subjects(matrix: np.ndarray, q: int) -> _Subjects:
+    counts = count_matrix(matrix, q, transposed=True).astype(np.int64)  # categories x subjects
+    number, row = _row_numbers(list(counts), matrix.shape[1] + 1)
+    return _Subjects(number, counts[:, row])
 
 
 def _ac1_without_each_rater(
-    e: _Entries, columns: list[np.ndarray], width: int, q: int
+    subj: np.ndarray, rater: np.ndarray, own: np.ndarray, subjects: _Subjects, n_raters: int, width: int
 ) -> list[float | None]:
-    """The task's AC1 with each rater left out, by swapping that rater's subjects' terms."""
-    subj, rater, own, n_raters = e.subj, e.rater, e.own, e.n_raters
-    total = ac1_terms(columns)
-    sums = (float(total[0].sum()), float(total[1].sum()), float(total[2].sum()), np.array([s.sum() for s in total[3]]))
-    # Per (rater, subject), the subject's terms before and after removing the rater's labels (a rater
-    # may hold more than one label of a subject). Entries come subject by subject (np.nonzero is
-    # row-major), so a rater's repeat within a subject lies at most `width` entries back: group
-    # (rater, subject) keys without sorting.
+    """The task's AC1 with each rater left out, by swapping that rater's subjects' terms.
+
+    A (rater, subject) changes the subject's category counts from `before` to `before` minus the
+    rater's labels there; how many (rater, subject) of each kind of change a rater has is all AC1
+    without the rater needs.
+    """
+    q = subjects.counts.shape[0]
+    total = ac1_terms(list(subjects.counts))
+    weight = np.bincount(subjects.number, minlength=subjects.counts.shape[1]).astype(float)
+    sums = (weight @ total[0], weight @ total[1], weight @ total[2], np.array([weight @ s for s in total[3]]))
+    # Per (rater, subject): the rater's labels there (a rater may hold more than one label of a
+    # subject). Entries come subject by subject (np.nonzero is row-major), so a rater's repeat within
+    # a subject lies at most `width` entries back: group (rater, subject) keys without sorting.
     source = np.arange(subj.size)  # the first entry of each entry's (rater, subject)
     for d in range(1, width):  # a larger d is an earlier entry: it wins
         repeat = (subj[d:] == subj[:-d]) & (rater[d:] == rater[:-d])
         source[d:] = np.where(repeat, np.arange(subj.size - d), source[d:])
     first = source == np.arange(subj.size)
     inverse = (np.cumsum(first) - 1)[source]
-    key_rater, key_subj = rater[first], subj[first]
     n_keys = int(first.sum())
-    before = [c[key_subj] for c in columns]
-    after = [b - np.bincount(inverse, weights=(own == j).astype(float), minlength=n_keys)
-             for j, b in enumerate(before)]
-    terms_b, terms_a = ac1_terms(before), ac1_terms(after)
+    removed = [np.bincount(inverse, weights=own == j, minlength=n_keys).astype(np.int64) for j in range(q)]
+    before = subjects.number[subj[first]]
+    kind, row = _row_numbers([before, *removed], max(subjects.counts.shape[1], width + 1))
+    tally = _tally(rater[first], kind, n_raters, row.size)
+    kind_before = subjects.counts[:, before[row]]
+    kind_after = kind_before - np.stack([r[row] for r in removed])
+    terms_b, terms_a = ac1_terms(list(kind_before)), ac1_terms(list(kind_after))
 
     def delta(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return np.bincount(key_rater, weights=a.astype(float) - b.astype(float), minlength=n_raters)
+        return tally.sum(a.astype(float) - b.astype(float))
 
     d_n, d_n2, d_pa = (delta(a, b) for a, b in zip(terms_a[:3], terms_b[:3], strict=True))
     d_pi = np.stack([delta(a, b) for a, b in zip(terms_a[3], terms_b[3], strict=True)], axis=1)
@@ -121,46 +169,47 @@ def per_rater_agreement(
     ``matrix``: subjects x slots category codes ``0..q-1`` (``-1`` empty); ``column``: the rater
     column ``0..n_raters-1`` of each label; ``met``: the code of "met" on a met / not met scale
     (Macro-F1 then uses the others' majority as reference). Every statistic is a per-rater sum over
-    the rater's own labels (numpy bincount), so the cost grows with the number of labels, not labels
-    x raters. Values equal `gwet_ac1` / `macro_f1` on the same labels. None when there is no label.
+    the rater's own labels, counted by kind (numpy bincount), so the cost grows with the number of
+    labels, not labels x raters. Values equal `gwet_ac1` / `macro_f1` on the same labels. None when
+    there is no label.
     """
     if matrix.size == 0 or q == 0:
         return None
-    counts = count_matrix(matrix, q, transposed=True).astype(float)  # categories x subjects
-    columns = [counts[j] for j in range(q)]
-    e = _Entries(matrix, column, n_raters)
-    subj, own = e.subj, e.own
-    # Agreement with the others: the other labels of the rater's subjects.
-    others = [columns[j][subj] - (own == j) for j in range(q)]
-    n_others = sum(others)
+    subjects = _subjects(matrix, q)
+    subj, slot = np.nonzero((column >= 0) & (matrix >= 0))
+    own, rater = matrix[subj, slot], column[subj, slot]
+    # Every statistic below depends on a label only through its kind: the label and its subject's
+    # counts. Count each rater's labels of each kind once, then work per kind (a few dozen kinds for
+    # hundreds of thousands of labels).
+    n_kinds = subjects.counts.shape[1] * q
+    tally = _tally(rater, subjects.number[subj] * q + own, n_raters, n_kinds)
+    kind_own = np.arange(n_kinds) % q
+    counts = subjects.counts[:, np.arange(n_kinds) // q]  # categories x kinds, the label included
+    others = counts - (np.arange(q)[:, None] == kind_own)  # the other labels of the subject
+    n_others = others.sum(axis=0)
     shared = n_others > 0
-    agree = e.per_rater(np.where(shared, counts[own, subj] - 1, 0.0))
-    n_pairs = e.per_rater(np.where(shared, n_others, 0.0))
+    agree = tally.sum(np.where(shared, counts[kind_own, np.arange(n_kinds)] - 1, 0))
+    n_pairs = tally.sum(np.where(shared, n_others, 0))
     # The others' majority label (ties dropped); np.argmax keeps the first of equal maxima.
-    stacked = np.stack(others)
-    top = stacked.max(axis=0)
-    unique_top = (stacked == top).sum(axis=0) == 1
-    majority = np.where(unique_top & shared, stacked.argmax(axis=0), -1)
+    unique_top = (others == others.max(axis=0)).sum(axis=0) == 1
+    majority = np.where(unique_top & shared, others.argmax(axis=0), -1)
     kept = majority >= 0
-    m = e.per_rater(where=kept)
-    pair_pa = e.per_rater((own == majority).astype(float), kept)
-    pair_pi = np.stack([(e.per_rater((own == j).astype(float), kept) + e.per_rater((majority == j).astype(float), kept))
-                        / 2 for j in range(q)], axis=1)
+    m = tally.sum(kept)
+    pair_pa = tally.sum(kept & (kind_own == majority))
+    pair_pi = np.stack([tally.sum(kept * ((kind_own == j).astype(float) + (majority == j)) / 2) for j in range(q)], axis=1)
     mf1: list[float | None] = [None] * n_raters
     if met is not None:
         # The others' majority is the reference, the rater's label the prediction.
-        ref, pred = majority == met, own == met
-        values = macro_f1_from_counts(e.per_rater((~ref & ~pred).astype(float), kept),
-                                      e.per_rater((~ref & pred).astype(float), kept),
-                                      e.per_rater((ref & ~pred).astype(float), kept),
-                                      e.per_rater((ref & pred).astype(float), kept))
+        ref, pred = majority == met, kind_own == met
+        values = macro_f1_from_counts(tally.sum(kept & ~ref & ~pred), tally.sum(kept & ~ref & pred),
+                                      tally.sum(kept & ref & ~pred), tally.sum(kept & ref & pred))
         mf1 = [None if not m[k] or np.isnan(values[k]) else float(values[k]) for k in range(n_raters)]
-    n_labels, n_shared = e.per_rater(), e.per_rater(shared.astype(float))
+    n_labels, n_shared = tally.sum(np.ones(n_kinds)), tally.sum(shared)
     return PerRaterResult(
         n_labels=tuple(int(x) for x in n_labels),
         n_shared=tuple(int(x) for x in n_shared),
         agreement_with_others=tuple(float(agree[k] / n_pairs[k]) if n_pairs[k] else None for k in range(n_raters)),
         ac1_vs_others_majority=tuple(ac1_from_sums(m[k], m[k], pair_pa[k], pair_pi[k], q) for k in range(n_raters)),
         macro_f1_vs_others_majority=tuple(mf1),
-        ac1_without_rater=tuple(_ac1_without_each_rater(e, columns, matrix.shape[1], q)),
+        ac1_without_rater=tuple(_ac1_without_each_rater(subj, rater, own, subjects, n_raters, matrix.shape[1])),
     )

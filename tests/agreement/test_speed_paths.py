@@ -55,6 +55,65 @@ def test_it_computes_per_rater_ac1_like_the_metrics_function(seed):
         assert row["ac1_vs_others_majority"] == pytest.approx(ac1, abs=1e-12)
 
 
+def _reference_rater_rows(matrix: np.ndarray, column: np.ndarray, q: int, rater: int) -> dict:
+    """The rest of a rater's row, label by label: agreement with the others, the others' majority as
+    reference for Macro-F1 (code 0 = met), labels and labels shared with another."""
+    counts = metrics.count_matrix(matrix, q)
+    n_labels = n_shared = agree = n_pairs = 0
+    majority, own = [], []
+    for i, j in zip(*np.nonzero((column == rater) & (matrix >= 0)), strict=True):
+        others = counts[i].copy()
+        others[matrix[i, j]] -= 1
+        n_labels += 1
+        if others.sum():
+            n_shared += 1
+            agree += others[matrix[i, j]]
+            n_pairs += others.sum()
+            if (others == others.max()).sum() == 1:
+                majority.append(int(others.argmax()))
+                own.append(int(matrix[i, j]))
+    mf1 = metrics.macro_f1(np.array(majority) == 0, np.array(own) == 0).value if own else None
+    return {"n_labels": n_labels, "n_shared": n_shared, "agreement_with_others": agree / n_pairs if n_pairs else None,
+            "macro_f1_vs_others_majority": mf1}
+
+
+@pytest.mark.parametrize(("seed", "n", "width", "q", "raters"), [
+    (0, 60, 2, 2, 4), (1, 80, 4, 2, 3), (2, 50, 6, 3, 6), (3, 40, 12, 25, 30), (4, 300, 3, 2, 40)])
+def test_it_computes_every_per_rater_figure_like_label_by_label(seed, n, width, q, raters):
+    # Raters labelling a subject twice, empty slots, labels without a rater column, wide scales (their
+    # kinds no longer fit one integer code) and more raters than kinds.
+    rng = np.random.default_rng(seed)
+    matrix = rng.integers(-1, q, size=(n, width))
+    column = np.where(rng.random((n, width)) < 0.9, rng.integers(0, raters, size=(n, width)), -1)
+    met = 0 if q == 2 else None
+    res = metrics.per_rater_agreement(matrix, column, q, raters, met=met)
+    for k in range(raters):
+        loo, ac1 = _reference_per_rater(matrix, column, q, k)
+        expected = _reference_rater_rows(matrix, column, q, k)
+        assert res.ac1_without_rater[k] == pytest.approx(loo, abs=1e-12)
+        assert res.ac1_vs_others_majority[k] == pytest.approx(ac1, abs=1e-12)
+        assert (res.n_labels[k], res.n_shared[k]) == (expected["n_labels"], expected["n_shared"])
+        assert res.agreement_with_others[k] == pytest.approx(expected["agreement_with_others"], abs=1e-12)
+        if met is not None:
+            assert res.macro_f1_vs_others_majority[k] == pytest.approx(expected["macro_f1_vs_others_majority"], abs=1e-12)
+        else:
+            assert res.macro_f1_vs_others_majority[k] is None
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_it_sums_per_response_like_pandas_groupby(seed):
+    from agreement.reports.tables.coverage import _sum_per_response
+
+    rng = np.random.default_rng(seed)
+    response = rng.integers(100, 160, size=2000)
+    names = np.array(["m-b", "m-a", "m-c", None], dtype=object)
+    model = names[response % 4]  # a model per response; some responses have none
+    hits = rng.integers(0, 2, size=2000)
+    expected = (pd.DataFrame({"model": model, "response": response, "hits": hits, "n_criteria": 1})
+                .groupby(["model", "response"], sort=True)[["hits", "n_criteria"]].sum().reset_index())
+    pd.testing.assert_frame_equal(_sum_per_response(model, response, hits=hits), expected)
+
+
 def test_it_numbers_subjects_and_slots_like_pandas_groupby():
     rng = np.random.default_rng(3)
     sub = pd.DataFrame({
@@ -240,3 +299,29 @@ def test_it_builds_the_data_quality_tables_without_the_database(two_task_study, 
         tables = _stratified(data_quality_tables, data, stratum, masks) if stratum else data_quality_tables(data)
     dq = next(t for t in tables if t.key == "data_quality").frame
     assert set(dq["task"]) == {"narrative-quality", "criterion-validity"}
+
+
+@pytest.mark.parametrize("block", [1, 7, 64, 10_000])
+def test_it_counts_the_confusion_table_block_by_block_like_the_per_pair_cells(monkeypatch, block):
+    from agreement.metrics import binary
+
+    monkeypatch.setattr(binary, "_BLOCK", block)
+    monkeypatch.setattr(binary, "_WHOLE", block)
+    rng = np.random.default_rng(block)
+    codes = rng.integers(-1, 2, size=(1001, 2)).astype(np.int8)  # not a multiple of any block size
+    matrix = np.where(codes >= 0, codes, np.nan)  # float columns of one array: strided, NaN missing
+    for invalid in ("wrong", "exclude"):
+        cell, n_invalid, n_skipped = binary._confusion(codes[:, 0], codes[:, 1], invalid)
+        counts, got_invalid, got_skipped = binary._confusion_counts(matrix[:, 0], matrix[:, 1], invalid)
+        assert counts.tolist() == np.bincount(cell[cell >= 0], minlength=4).tolist()
+        assert (got_invalid, got_skipped) == (n_invalid, n_skipped)
+    # A label outside 0/1 in the last block is refused like one in the first.
+    for column in (0, 1):
+        bad = matrix.copy()
+        bad[-1, column] = 0.5
+        with pytest.raises(ValueError, match="0/1"):
+            metrics.macro_f1(bad[:, 0], bad[:, 1])
+    integers = np.abs(codes).astype(np.int64)
+    integers[-1, 1] = 2
+    with pytest.raises(ValueError, match="0/1"):
+        metrics.macro_f1(integers[:, 0], integers[:, 1])

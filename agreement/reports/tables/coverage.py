@@ -34,15 +34,33 @@ def _grader_hits(data: LabelData) -> dict[str, pd.DataFrame]:
     out: dict[str, pd.DataFrame] = {}
     if d.empty:
         return out
-    positive = d[d["points"].astype(float) > 0]
-    for run, g in positive.groupby("run", sort=True):
-        # A categorical compares by its codes: no string per decision (0.1 s at 10x ClinConsensus scale).
-        met = g["verdict"].eq("met").astype(np.int64)
-        per = (pd.DataFrame({"model": g["model"].to_numpy(dtype=object), "response": g["response"].to_numpy(),
-                             "hits": met.to_numpy(), "n_criteria": 1})
-               .groupby(["model", "response"], sort=True)[["hits", "n_criteria"]].sum().reset_index())
-        out[_run_label(data, run)] = per
+    # Columns, not a sub-frame per run: copying every column of the decisions took longer than the sums.
+    positive = d["points"].to_numpy(dtype=float) > 0
+    run = d["run"].to_numpy()
+    # A categorical compares by its codes: no string per decision (0.1 s at 10x ClinConsensus scale).
+    met = d["verdict"].eq("met").to_numpy(dtype=np.int64)
+    model, response = d["model"].to_numpy(dtype=object), d["response"].to_numpy()
+    for r in np.unique(run[positive]):
+        rows = positive & (run == r)
+        out[_run_label(data, r)] = _sum_per_response(model[rows], response[rows], hits=met[rows])
     return out
+
+
+def _sum_per_response(model: np.ndarray, response: np.ndarray, **columns: np.ndarray) -> pd.DataFrame:
+    """Integer columns summed per (model, response) with a count of rows (n_criteria), sorted by model and
+    response, rows without a model left out: `groupby(["model", "response"]).sum()`, grouped by the
+    response alone. A response has one model, and hashing a model name per row took 0.1 s per scorer at
+    10x ClinConsensus scale."""
+    number, responses = pd.factorize(response, sort=True)
+    n = len(responses)
+    names = np.empty(n, dtype=object)
+    names[number] = model
+    frame = pd.DataFrame({
+        "model": names, "response": responses,
+        **{k: np.bincount(number, weights=v, minlength=n).astype(np.int64) for k, v in columns.items()},
+        "n_criteria": np.bincount(number, minlength=n).astype(np.int64),
+    })
+    return frame[frame["model"].notna()].sort_values(["model", "response"], kind="stable", ignore_index=True)
 
 
 def _pair_counts(data: LabelData) -> tuple[HumanMatrix, np.ndarray, np.ndarray]:
@@ -56,9 +74,7 @@ def _pair_counts(data: LabelData) -> tuple[HumanMatrix, np.ndarray, np.ndarray]:
 
 def _per_response(hm: HumanMatrix, keep: np.ndarray, **columns: np.ndarray) -> pd.DataFrame:
     """Sum per-pair columns over each response's kept pairs (criteria with positive points, judged)."""
-    frame = pd.DataFrame({"model": hm.model[keep], "response": hm.response[keep],
-                          **{k: v[keep] for k, v in columns.items()}, "n_criteria": 1})
-    return frame.groupby(["model", "response"], sort=True)[[*columns, "n_criteria"]].sum().reset_index()
+    return _sum_per_response(hm.model[keep], hm.response[keep], **{k: v[keep] for k, v in columns.items()})
 
 
 def _physician_hits(data: LabelData) -> pd.DataFrame:
