@@ -105,9 +105,10 @@ def test_it_sums_per_response_like_pandas_groupby(seed):
     from agreement.reports.tables.coverage import _sum_per_response
 
     rng = np.random.default_rng(seed)
-    response = rng.integers(100, 160, size=2000)
+    response = rng.integers(100, 160, size=2000).astype(float)
     names = np.array(["m-b", "m-a", "m-c", None], dtype=object)
-    model = names[response % 4]  # a model per response; some responses have none
+    model = names[response.astype(int) % 4]  # a model per response; some responses have none
+    response[rng.random(2000) < 0.05] = np.nan  # and some rows no response
     hits = rng.integers(0, 2, size=2000)
     expected = (pd.DataFrame({"model": model, "response": response, "hits": hits, "n_criteria": 1})
                 .groupby(["model", "response"], sort=True)[["hits", "n_criteria"]].sum().reset_index())

@@ -48,10 +48,13 @@ def _grader_hits(data: LabelData) -> dict[str, pd.DataFrame]:
 
 def _sum_per_response(model: np.ndarray, response: np.ndarray, **columns: np.ndarray) -> pd.DataFrame:
     """Integer columns summed per (model, response) with a count of rows (n_criteria), sorted by model and
-    response, rows without a model left out: `groupby(["model", "response"]).sum()`, grouped by the
-    response alone. A response has one model, and hashing a model name per row took 0.1 s per scorer at
-    10x ClinConsensus scale."""
+    response, rows without a model or a response left out: `groupby(["model", "response"]).sum()`,
+    grouped by the response alone. A response has one model, and hashing a model name per row took 0.1 s
+    per scorer at 10x ClinConsensus scale."""
     number, responses = pd.factorize(response, sort=True)
+    if (number < 0).any():  # no response: the groupby leaves the row out
+        known = number >= 0
+        number, model, columns = number[known], model[known], {k: v[known] for k, v in columns.items()}
     n = len(responses)
     names = np.empty(n, dtype=object)
     names[number] = model

@@ -30,8 +30,8 @@ def _subjects_and_slots(
         field_codes, field_values = np.asarray(field_key.codes, dtype=np.int64), field_key.categories
     else:
         field_codes, field_values = pd.factorize(field_key, sort=False, use_na_sentinel=False)
-    items, item_codes = np.unique(item, return_inverse=True)
-    key = item_codes.reshape(-1).astype(np.int64) * max(len(field_values), 1) + field_codes
+    item_codes = pd.factorize(item, sort=False)[0]  # hashed, not sorted: only the (item, field) key needs it
+    key = item_codes.astype(np.int64) * max(len(field_values), 1) + field_codes
     subject, _keys = pd.factorize(key, sort=False)
     subject = np.asarray(subject, dtype=np.int64)
     order = np.argsort(subject, kind="stable")
