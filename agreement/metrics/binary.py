@@ -111,7 +111,7 @@ def _label_array(values: Any) -> tuple[np.ndarray, bool]:
     return encode_binary(values), True
 
 
-def _binary_masks(arr: np.ndarray, encoded: bool) -> tuple[np.ndarray, np.ndarray]:
+def _binary_masks(arr: np.ndarray, *, encoded: bool) -> tuple[np.ndarray, np.ndarray]:
     """(met, not met) boolean masks of a `_label_array`; neither = missing or invalid. Checks like `encode_binary`."""
     if encoded:
         return arr == 1, arr == 0
@@ -162,7 +162,8 @@ def _confusion_counts(ref: Any, pred: Any, invalid: str) -> tuple[np.ndarray, in
         step = _BLOCK if size > _WHOLE else max(size, 1)
         for start in range(0, size, step):
             block = slice(start, start + step)
-            totals += _mask_counts(_binary_masks(ref[block], ref_encoded), _binary_masks(pred[block], pred_encoded))
+            totals += _mask_counts(_binary_masks(ref[block], encoded=ref_encoded),
+                                   _binary_masks(pred[block], encoded=pred_encoded))
     tn, fp, fn, tp, n_not, n_met = (int(x) for x in totals)
     bad_not, bad_met = n_not - tn - fp, n_met - fn - tp
     counts = np.array([tn, fp, fn, tp], dtype=np.int64)
@@ -232,11 +233,11 @@ def macro_f1_vs_raters(predicted: Any, raters: Any, *, invalid: str = "wrong") -
     arr = _as_2d(raters)
     if arr.shape[0] != pred.shape[0]:
         raise ValueError("raters must have one row per predicted item")
-    pred_masks = (pred == 1, pred == 0)
+    pred_masks = _binary_masks(pred, encoded=True)
     per = []
     for j in range(arr.shape[1]):  # loop over raters, not items
         ref = encode_binary(arr[:, j])
-        per.append(_mf1_result(*_confusion_counts((ref == 1, ref == 0), pred_masks, invalid)))
+        per.append(_mf1_result(*_confusion_counts(_binary_masks(ref, encoded=True), pred_masks, invalid)))
     if not per:
         return MacroF1VsRatersResult(None, (), "no raters")
     undefined = [i for i, r in enumerate(per) if r.value is None]
