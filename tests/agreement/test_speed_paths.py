@@ -24,20 +24,33 @@ class _Names:
         return f"r{int(rater_id)}"
 
 
-def _reference_per_rater(matrix: np.ndarray, column: np.ndarray, q: int, rater: int) -> tuple:
-    """AC1 without the rater and AC1 against the others' majority, straight from metrics.gwet_ac1."""
+def _reference_per_rater(matrix: np.ndarray, column: np.ndarray, q: int, rater: int) -> dict:
+    """A rater's row label by label, straight from metrics.gwet_ac1 / metrics.macro_f1: AC1 without the
+    rater, agreement with the others, the others' majority as reference for AC1 and Macro-F1 (code 0 =
+    met), labels and labels shared with another."""
     codes = list(range(q))
     rest = np.where(column == rater, -1, matrix)
     loo = metrics.gwet_ac1(rest, codes).value if (rest >= 0).any() else None
     counts = metrics.count_matrix(matrix, q)
-    pairs = []
+    n_labels = n_shared = agree = n_pairs = 0
+    pairs = []  # (own label, the others' majority)
     for i, j in zip(*np.nonzero((column == rater) & (matrix >= 0)), strict=True):
         others = counts[i].copy()
         others[matrix[i, j]] -= 1
-        if others.sum() and (others == others.max()).sum() == 1:
-            pairs.append((matrix[i, j], int(others.argmax())))
-    ac1 = metrics.gwet_ac1(np.array(pairs), codes).value if pairs else None
-    return loo, ac1
+        n_labels += 1
+        if others.sum():
+            n_shared += 1
+            agree += others[matrix[i, j]]
+            n_pairs += others.sum()
+            if (others == others.max()).sum() == 1:
+                pairs.append((matrix[i, j], int(others.argmax())))
+    own, majority = (np.array([p[k] for p in pairs]) for k in (0, 1))
+    return {
+        "ac1_without_rater": loo,
+        "ac1_vs_others_majority": metrics.gwet_ac1(np.array(pairs), codes).value if pairs else None,
+        "n_labels": n_labels, "n_shared": n_shared, "agreement_with_others": agree / n_pairs if n_pairs else None,
+        "macro_f1_vs_others_majority": metrics.macro_f1(majority == 0, own == 0).value if pairs else None,
+    }
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -50,31 +63,9 @@ def test_it_computes_per_rater_ac1_like_the_metrics_function(seed):
     rows = _per_rater_rows(_Names(), "t", matrix, column, [f"c{k}" for k in range(q)], np.arange(raters))
     assert len(rows) == raters
     for k, row in enumerate(rows):
-        loo, ac1 = _reference_per_rater(matrix, column, q, k)
-        assert row["ac1_without_rater"] == pytest.approx(loo, abs=1e-12)
-        assert row["ac1_vs_others_majority"] == pytest.approx(ac1, abs=1e-12)
-
-
-def _reference_rater_rows(matrix: np.ndarray, column: np.ndarray, q: int, rater: int) -> dict:
-    """The rest of a rater's row, label by label: agreement with the others, the others' majority as
-    reference for Macro-F1 (code 0 = met), labels and labels shared with another."""
-    counts = metrics.count_matrix(matrix, q)
-    n_labels = n_shared = agree = n_pairs = 0
-    majority, own = [], []
-    for i, j in zip(*np.nonzero((column == rater) & (matrix >= 0)), strict=True):
-        others = counts[i].copy()
-        others[matrix[i, j]] -= 1
-        n_labels += 1
-        if others.sum():
-            n_shared += 1
-            agree += others[matrix[i, j]]
-            n_pairs += others.sum()
-            if (others == others.max()).sum() == 1:
-                majority.append(int(others.argmax()))
-                own.append(int(matrix[i, j]))
-    mf1 = metrics.macro_f1(np.array(majority) == 0, np.array(own) == 0).value if own else None
-    return {"n_labels": n_labels, "n_shared": n_shared, "agreement_with_others": agree / n_pairs if n_pairs else None,
-            "macro_f1_vs_others_majority": mf1}
+        expected = _reference_per_rater(matrix, column, q, k)
+        assert row["ac1_without_rater"] == pytest.approx(expected["ac1_without_rater"], abs=1e-12)
+        assert row["ac1_vs_others_majority"] == pytest.approx(expected["ac1_vs_others_majority"], abs=1e-12)
 
 
 @pytest.mark.parametrize(("seed", "n", "width", "q", "raters"), [
@@ -88,10 +79,9 @@ def test_it_computes_every_per_rater_figure_like_label_by_label(seed, n, width, 
     met = 0 if q == 2 else None
     res = metrics.per_rater_agreement(matrix, column, q, raters, met=met)
     for k in range(raters):
-        loo, ac1 = _reference_per_rater(matrix, column, q, k)
-        expected = _reference_rater_rows(matrix, column, q, k)
-        assert res.ac1_without_rater[k] == pytest.approx(loo, abs=1e-12)
-        assert res.ac1_vs_others_majority[k] == pytest.approx(ac1, abs=1e-12)
+        expected = _reference_per_rater(matrix, column, q, k)
+        assert res.ac1_without_rater[k] == pytest.approx(expected["ac1_without_rater"], abs=1e-12)
+        assert res.ac1_vs_others_majority[k] == pytest.approx(expected["ac1_vs_others_majority"], abs=1e-12)
         assert (res.n_labels[k], res.n_shared[k]) == (expected["n_labels"], expected["n_shared"])
         assert res.agreement_with_others[k] == pytest.approx(expected["agreement_with_others"], abs=1e-12)
         if met is not None:
