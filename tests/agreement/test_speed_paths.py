@@ -9,6 +9,7 @@ from django.utils import translation
 
 from agreement import metrics
 from agreement.reports import _coded_task_matrix, _per_rater_rows, build_report
+from agreement.reports.base import ranks_in_groups
 from agreement.reports.loading import load_labels
 from agreement.reports.strata import _stratified, stratum_masks
 from agreement.reports.tables.data_quality import data_quality_tables
@@ -103,6 +104,20 @@ def test_it_sums_per_response_like_pandas_groupby(seed):
     expected = (pd.DataFrame({"model": model, "response": response, "hits": hits, "n_criteria": 1})
                 .groupby(["model", "response"], sort=True)[["hits", "n_criteria"]].sum().reset_index())
     pd.testing.assert_frame_equal(_sum_per_response(model, response, hits=hits), expected)
+
+
+@pytest.mark.parametrize("groups", [
+    np.array([3, 0, 3, 1, 3, 0, 5, 5, 1, 3]),  # groups 2 and 4 absent
+    np.random.default_rng(4).integers(0, 40, 5000).astype(np.int16),
+    np.array([7]),
+    np.zeros(0, np.int64),
+])
+def test_it_ranks_rows_within_their_group_like_pandas_cumcount(groups):
+    order, rank = ranks_in_groups(groups)
+    assert (np.diff(groups[order]) >= 0).all()  # ordered by group, and stably: rows keep their order in a group
+    assert all((np.diff(order[groups[order] == g]) > 0).all() for g in np.unique(groups))
+    expected = pd.Series(groups).groupby(groups).cumcount().to_numpy()
+    assert (rank == expected[order]).all()
 
 
 def test_it_numbers_subjects_and_slots_like_pandas_groupby():

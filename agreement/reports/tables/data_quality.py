@@ -9,7 +9,14 @@ import pandas as pd
 from django.utils.translation import gettext as _
 
 from agreement import metrics
-from agreement.reports.base import PAPER_LAYOUT_MAX_RATERS, LabelData, Table, _rows, task_codes
+from agreement.reports.base import (
+    PAPER_LAYOUT_MAX_RATERS,
+    LabelData,
+    Table,
+    _rows,
+    ranks_in_groups,
+    task_codes,
+)
 from agreement.reports.tables.per_rater import _per_rater_rows
 from agreement.selectors import (
     TaskScale,
@@ -34,11 +41,9 @@ def _subjects_and_slots(
     key = item_codes.astype(np.int64) * max(len(field_values), 1) + field_codes
     subject, _keys = pd.factorize(key, sort=False)
     subject = np.asarray(subject, dtype=np.int64)
-    order = np.argsort(subject, kind="stable")
-    ordered = subject[order]
-    first = np.searchsorted(ordered, np.arange(int(ordered[-1]) + 1))
+    order, rank = ranks_in_groups(subject)
     slot = np.empty_like(subject)
-    slot[order] = np.arange(subject.size) - first[ordered]
+    slot[order] = rank
     return subject, slot
 
 
