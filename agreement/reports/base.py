@@ -183,9 +183,8 @@ def task_codes(data: LabelData) -> tuple[np.ndarray, pd.Index]:
 def ranks_in_groups(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(the rows in a stable order by group, each of those rows' rank in its group: 0, 1, ...).
 
-    `groups` are dense non-negative codes (0 .. number of groups - 1). One stable sort, then one
-    binary search per group for where it starts (not one per row: that took 65 ms at ten times
-    ClinConsensus scale, this 14 ms).
+    `groups` are non-negative integer codes (a code may be absent). One stable sort, then one binary
+    search per group for where it starts: pandas' groupby cumcount, without building a frame.
     """
     order = np.argsort(groups, kind="stable")
     ordered = groups[order]
