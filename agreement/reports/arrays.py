@@ -17,6 +17,7 @@ from agreement.reports.base import (
     RELIABILITY_TARGET,
     LabelData,
     _rows,
+    group_starts,
     ranks_in_groups,
     task_codes,
 )
@@ -63,10 +64,8 @@ class HumanMatrix:
     def rows_by_rater(self) -> list[np.ndarray]:
         """Row indices of each rater's labelled rows (labels other than met / not met left out)."""
         labelled = np.flatnonzero(~np.isnan(self.rows_met))
-        rater = self.rows_rater[labelled]
-        # numpy sorts 16-bit integers stably by radix, in linear time (8 times faster at 1.65 million rows)
-        order = labelled[np.argsort(rater.astype(np.int16) if self.rater_ids.size < 2**15 else rater, kind="stable")]
-        bounds = np.searchsorted(self.rows_rater[order], np.arange(self.rater_ids.size + 1))
+        by_rater, bounds = group_starts(self.rows_rater[labelled], self.rater_ids.size)
+        order = labelled[by_rater]
         return [order[bounds[k]:bounds[k + 1]] for k in range(self.rater_ids.size)]
 
     def slots(self) -> tuple[np.ndarray, np.ndarray]:

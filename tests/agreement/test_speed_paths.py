@@ -109,6 +109,7 @@ def test_it_sums_per_response_like_pandas_groupby(seed):
 @pytest.mark.parametrize("groups", [
     np.array([3, 0, 3, 1, 3, 0, 5, 5, 1, 3]),  # groups 2 and 4 absent
     np.random.default_rng(4).integers(0, 40, 5000).astype(np.int16),
+    np.random.default_rng(5).integers(0, 100_000, 5000),  # too many groups for the 16-bit sort
     np.array([7]),
     np.zeros(0, np.int64),
 ])
