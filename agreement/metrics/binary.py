@@ -6,7 +6,7 @@ Pure functions over numpy arrays: no Django import, no database access.
 from __future__ import annotations
 
 import numbers
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -111,39 +111,68 @@ def _label_array(values: Any) -> tuple[np.ndarray, bool]:
     return encode_binary(values), True
 
 
-def _binary_masks(arr: np.ndarray, *, encoded: bool) -> tuple[np.ndarray, np.ndarray]:
-    """(met, not met) boolean masks of a `_label_array`; neither = missing or invalid. Checks like `encode_binary`."""
+class _Masks(NamedTuple):
+    """A label array's met and not-met masks (neither: missing or invalid) and how many of each."""
+
+    met: np.ndarray
+    not_met: np.ndarray
+    n_met: int
+    n_not: int
+
+    @property
+    def complete(self) -> bool:
+        """Every label is met or not met: none missing or invalid."""
+        return self.n_met + self.n_not == self.met.size
+
+
+def _masks(met: np.ndarray, not_met: np.ndarray) -> _Masks:
+    return _Masks(met, not_met, int(np.count_nonzero(met)), int(np.count_nonzero(not_met)))
+
+
+def _binary_masks(arr: np.ndarray, *, encoded: bool) -> _Masks:
+    """The `_Masks` of a `_label_array`. Checks like `encode_binary`."""
     if encoded:
-        return arr == 1, arr == 0
+        return _masks(arr == 1, arr == 0)
     # A column of a 2-D array is strided: one copy, then every comparison runs on contiguous memory
     # (several times faster than comparing in place).
     arr = np.ascontiguousarray(arr)
     if arr.dtype.kind == "b":
-        return arr, ~arr
-    met, not_met = arr == 1, arr == 0
+        n_met = int(np.count_nonzero(arr))
+        return _Masks(arr, ~arr, n_met, arr.size - n_met)
+    masks = _masks(arr == 1, arr == 0)
     if arr.dtype.kind == "f":
         # every value is 1, 0 or NaN: counted, not OR-ed into another mask
-        cnz = np.count_nonzero
-        labelled = cnz(met) + cnz(not_met)
-        if labelled != arr.size and labelled + cnz(np.isnan(arr)) != arr.size:
+        if not masks.complete and masks.n_met + masks.n_not + np.count_nonzero(np.isnan(arr)) != arr.size:
             raise ValueError("binary labels must be 0/1")
     elif arr.size and (arr.min() < 0 or arr.max() > 1):
         raise ValueError("binary labels must be 0/1")
-    return met, not_met
+    return masks
 
 
-def _mask_counts(ref: tuple[np.ndarray, np.ndarray], pred: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-    """[tn, fp, fn, tp, reference not met, reference met] of (met, not met) masks."""
-    (ref_met, ref_not), (pred_met, pred_not) = ref, pred
+def _mask_counts(ref: _Masks, pred: _Masks) -> tuple[int, int, int, int, int, int]:
+    """(tn, fp, fn, tp, reference not met, reference met) of two `_Masks`.
+
+    Only the true positives always take a pass over the masks: where a side is complete, the cells
+    beside them are differences of counts already made (every reference met label is a tp or an fn
+    when no prediction is missing, and so on), so labels without gaps cost one AND and one count.
+    """
     cnz = np.count_nonzero
-    return np.array([cnz(ref_not & pred_not), cnz(ref_not & pred_met), cnz(ref_met & pred_not),
-                     cnz(ref_met & pred_met), cnz(ref_not), cnz(ref_met)], dtype=np.int64)
+    tp = int(cnz(ref.met & pred.met))
+    fp = pred.n_met - tp if ref.complete else int(cnz(ref.not_met & pred.met))
+    fn = ref.n_met - tp if pred.complete else int(cnz(ref.met & pred.not_met))
+    if pred.complete:
+        tn = ref.n_not - fp
+    elif ref.complete:
+        tn = pred.n_not - fn
+    else:
+        tn = int(cnz(ref.not_met & pred.not_met))
+    return tn, fp, fn, tp, ref.n_not, ref.n_met
 
 
 def _confusion_counts(ref: Any, pred: Any, invalid: str) -> tuple[np.ndarray, int, int]:
     """(tn, fp, fn, tp counts, invalid outputs, pairs without reference), as `_confusion` counts them.
 
-    `ref` and `pred` are labels, or (met, not met) masks already made (`_binary_masks`).
+    `ref` and `pred` are labels, or (met, not met) masks already made (`_binary_masks`, or a pair).
 
     From boolean masks and `count_nonzero` (a handful of passes over bits, no cell per pair): an
     invalid output is a labelled pair whose prediction is neither met nor not met.
@@ -153,18 +182,21 @@ def _confusion_counts(ref: Any, pred: Any, invalid: str) -> tuple[np.ndarray, in
     if isinstance(ref, tuple):
         if ref[0].shape != pred[0].shape:
             raise ValueError("reference and predicted must have the same length")
-        size, totals = ref[0].size, _mask_counts(ref, pred)
+        as_masks = [m if isinstance(m, _Masks) else _masks(*m) for m in (ref, pred)]
+        size, totals = ref[0].size, _mask_counts(*as_masks)
     else:
         (ref, ref_encoded), (pred, pred_encoded) = _label_array(ref), _label_array(pred)
         if ref.shape != pred.shape:
             raise ValueError("reference and predicted must have the same length")
-        size, totals = ref.size, np.zeros(6, dtype=np.int64)
+        size, sums = ref.size, [0] * 6
         step = _BLOCK if size > _WHOLE else max(size, 1)
         for start in range(0, size, step):
             block = slice(start, start + step)
-            totals += _mask_counts(_binary_masks(ref[block], encoded=ref_encoded),
-                                   _binary_masks(pred[block], encoded=pred_encoded))
-    tn, fp, fn, tp, n_not, n_met = (int(x) for x in totals)
+            counts = _mask_counts(_binary_masks(ref[block], encoded=ref_encoded),
+                                  _binary_masks(pred[block], encoded=pred_encoded))
+            sums = [a + b for a, b in zip(sums, counts, strict=True)]
+        totals = tuple(sums)
+    tn, fp, fn, tp, n_not, n_met = totals
     bad_not, bad_met = n_not - tn - fp, n_met - fn - tp
     counts = np.array([tn, fp, fn, tp], dtype=np.int64)
     if invalid == "wrong":

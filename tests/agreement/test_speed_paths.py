@@ -308,6 +308,33 @@ def test_it_builds_the_data_quality_tables_without_the_database(two_task_study, 
     assert set(dq["task"]) == {"narrative-quality", "criterion-validity"}
 
 
+@pytest.mark.parametrize("invalid", ["wrong", "exclude"])
+@pytest.mark.parametrize(("ref_gaps", "pred_gaps"), [(False, False), (True, False), (False, True), (True, True)])
+def test_it_counts_the_confusion_table_from_fewer_passes_where_a_side_has_no_gaps(ref_gaps, pred_gaps, invalid):
+    # A side without missing labels lets cells be differences of counts: each mix of gaps must still
+    # count every cell like the per-pair cells, from float columns (strided), masks and encoded labels.
+    from agreement.metrics import binary
+
+    rng = np.random.default_rng(26)
+    codes = rng.integers(0, 2, size=(3001, 2)).astype(np.int8)
+    for column, gaps in ((0, ref_gaps), (1, pred_gaps)):
+        if gaps:
+            codes[rng.random(len(codes)) < 0.1, column] = -1
+    cell, n_invalid, n_skipped = binary._confusion(codes[:, 0], codes[:, 1], invalid)
+    want = np.bincount(cell[cell >= 0], minlength=4).tolist()
+    matrix = np.where(codes >= 0, codes, np.nan)
+    as_masks = [binary._binary_masks(codes[:, j].copy(), encoded=True) for j in (0, 1)]
+    for ref, pred in ((matrix[:, 0], matrix[:, 1]), as_masks, [(m.met, m.not_met) for m in as_masks]):
+        counts, got_invalid, got_skipped = binary._confusion_counts(ref, pred, invalid)
+        assert counts.tolist() == want
+        assert (got_invalid, got_skipped) == (n_invalid, n_skipped)
+    if not (ref_gaps or pred_gaps):
+        from sklearn.metrics import f1_score
+
+        assert metrics.macro_f1(matrix[:, 0], matrix[:, 1]).value == pytest.approx(
+            f1_score(codes[:, 0], codes[:, 1], average="macro"), abs=1e-15)
+
+
 @pytest.mark.parametrize("block", [1, 7, 64, 10_000])
 def test_it_counts_the_confusion_table_block_by_block_like_the_per_pair_cells(monkeypatch, block):
     from agreement.metrics import binary
