@@ -3,8 +3,8 @@
 mouse against medreview deployed as the README deploys it, and where the time goes.
 
     .venv/bin/python benchmarks/rating_loop.py [--database-url postgres://.../medreview_rating_loop]
-        [--items 10] [--rounds 2] [--history 0] [--think 0.25] [--workers 4] [--threads 4] [--port 0]
-        [--profile] [--json FILE] [--headed]
+        [--items 10] [--rounds 2] [--history 100,300,1000] [--think 0.25] [--workers 4] [--threads 4]
+        [--port 0] [--profile] [--json FILE] [--headed]
 
 The set-up (docs/review-pages.md, "The rating loop benchmark"):
 - PostgreSQL: the database of --database-url, dropped and recreated (default
@@ -13,7 +13,9 @@ The set-up (docs/review-pages.md, "The rating loop benchmark"):
   English cases with the Chinese translation of every field, which bilingual raters read side by side,
   and Chinese cases), in one running study: narrative quality plus criterion validity, so 7 fields per
   item, the demo's guidelines, two raters per item; with --history N each rater has already rated N
-  of its items (through the services), as a physician well into a study has.
+  of its items (through the services), as a physician well into a study has. --history takes a list
+  (default 100,300,1000: 1x, 3x and 10x): the whole benchmark runs once per size, on a database
+  set up afresh, and ends with how each figure grows with the items rated before (`growth.py`).
 - gunicorn gthread, --workers 4 x --threads 4, DEBUG=0, CONN_MAX_AGE=600, `collectstatic` with
   whitenoise serving the files, SERVER_TIMING=1 for the Server-Timing header
   (medreview/server_timing.py); the application is benchmarks/rating_loop_probe.py, which is
@@ -38,6 +40,10 @@ script, style and layout time over the same window (DevTools Performance metrics
 every submit-and-next request in the server (cProfile; slower, so its timings are not comparable)
 and prints the functions that cost most. At the end the benchmark checks in the database that
 every submit it made is stored, with a label on every field.
+
+Last, over the --history sizes: p50 and p95 by keyboard and by mouse, the peak memory of the largest
+gunicorn worker, and the log-log slope of each (`growth.py`; 0 is flat: a rater's past items cost
+nothing on the next submit). A size of 0 is measured but left out of the slope.
 """
 
 from __future__ import annotations
@@ -58,7 +64,8 @@ ROOT = Path(__file__).resolve().parent.parent
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(ROOT), str(HERE)]
 
-from rating_loop_report import print_profile, print_report  # noqa: E402
+from growth import Growth, peak_rss_mb  # noqa: E402
+from rating_loop_report import INPUTS, pct, print_profile, print_report  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -300,6 +307,56 @@ def _drive(base: str, args: argparse.Namespace) -> tuple[list[dict], int]:
     return runs, submits
 
 
+def _workers_peak_mb(server: subprocess.Popen) -> float | None:
+    """Peak resident memory of the largest gunicorn worker (the server's children), in MB."""
+    try:
+        children = Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text().split()
+    except OSError:
+        return None
+    return max((peak_rss_mb(pid) for pid in children), default=None)
+
+
+def _history_sizes(text: str) -> list[int]:
+    """"100,300,1000" -> [100, 300, 1000]; refuses what is not a whole number of items, 0 or more."""
+    sizes = []
+    for part in text.split(","):
+        if not part.strip().isdigit():
+            raise argparse.ArgumentTypeError(f"{part!r} is not a number of items, 0 or more (e.g. 100,300,1000)")
+        sizes.append(int(part))
+    return sizes
+
+
+def _run_size(args: argparse.Namespace, growth: Growth) -> None:
+    """The whole benchmark at one --history size, on a database set up afresh."""
+    from django.db import connections
+
+    load_before = os.getloadavg()
+    with tempfile.TemporaryDirectory(prefix="medreview-rating-loop-") as tmp:
+        print(f"\n=== {args.history} items rated before by each rater", flush=True)
+        print("migrating, loading the demo data and the generated cases, starting gunicorn ...", flush=True)
+        server, base = _serve(args, Path(tmp))
+        try:
+            runs, submits = _drive(base, args)
+            peak = _workers_peak_mb(server)
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+        stored = _check_stored(submits + len(RATERS) * args.history)
+        connections.close_all()  # the next size drops and recreates the database
+        if args.json:
+            path = args.json if len(args.sizes) == 1 else args.json.with_suffix(f".{args.history}{args.json.suffix}")
+            path.write_text(json.dumps(runs, indent=1))
+        print_report(runs, args, load=(load_before, os.getloadavg()))
+        print(stored)
+        if args.profile:
+            print_profile(Path(tmp) / "profiles")
+    for mode in INPUTS:
+        totals = [r["marks"]["painted"] / 1000 for r in runs if r["input"] == mode]
+        if totals:
+            growth.add(f"{mode}: submit -> next item, p50", args.history, pct(totals, .5), peak)
+            growth.add(f"{mode}: submit -> next item, p95", args.history, pct(totals, .95), peak)
+
+
 def _check_stored(submits: int) -> str:
     """Every submit the benchmark made is a submitted assignment with a label on every field."""
     from annotation.models import Assignment, Rating, Study
@@ -320,8 +377,9 @@ def main() -> None:
     parser.add_argument("--database-url", default=DEFAULT_URL, help="postgres://... (dropped and recreated)")
     parser.add_argument("--items", type=int, default=10, help="items per pass (default 10)")
     parser.add_argument("--rounds", type=int, default=2, help="keyboard pass + mouse pass, this many times (default 2)")
-    parser.add_argument("--history", type=int, default=0,
-                        help="items each rater has already rated in the study before the loop (default 0)")
+    parser.add_argument("--history", type=_history_sizes, default=[100, 300, 1000],
+                        help="items each rater has already rated in the study before the loop, one run per size "
+                             "(default 100,300,1000)")
     parser.add_argument("--think", type=float, default=0.25, help="seconds between a rater's actions (default 0.25)")
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--threads", type=int, default=4)
@@ -334,22 +392,14 @@ def main() -> None:
         raise SystemExit(f"needs Debian's Chromium at {CHROMIUM} (apt-get install chromium)")
     if not args.database_url.startswith("postgres"):
         raise SystemExit("--database-url must be a PostgreSQL database (it is dropped and recreated)")
-    load_before = os.getloadavg()
-    with tempfile.TemporaryDirectory(prefix="medreview-rating-loop-") as tmp:
-        print("migrating, loading the demo data and the generated cases, starting gunicorn ...", flush=True)
-        server, base = _serve(args, Path(tmp))
-        try:
-            runs, submits = _drive(base, args)
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
-        stored = _check_stored(submits + len(RATERS) * args.history)
-        if args.json:
-            args.json.write_text(json.dumps(runs, indent=1))
-        print_report(runs, args, load=(load_before, os.getloadavg()))
-        print(stored)
-        if args.profile:
-            print_profile(Path(tmp) / "profiles")
+    args.sizes = args.history
+    growth = Growth("Submit -> next item by the items each rater rated before (peak MB: the largest worker)",
+                    unit=" items")
+    for history in args.sizes:
+        args.history = history
+        _run_size(args, growth)
+    if len(args.sizes) > 1:
+        growth.print()
 
 
 if __name__ == "__main__":
