@@ -393,7 +393,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--profile", action="store_true", help="cProfile every submit-and-next request (slower)")
-    parser.add_argument("--json", type=Path, help="write every run's measurements here")
+    parser.add_argument("--json", type=Path, help="write every run's measurements here (with several --history "
+                                                  "sizes, one file each: runs.json -> runs.100.json, ...)")
     parser.add_argument("--headed", action="store_true")
     args = parser.parse_args()
     if not Path(CHROMIUM).exists():
