@@ -119,3 +119,37 @@ def test_it_submits_and_shows_the_next_item_in_a_fixed_number_of_queries(client,
         claim_and_submit(study, physician_a)
     later = submit_and_next()
     assert first == later == SUBMIT_AND_NEXT_QUERIES
+
+
+def test_it_reads_the_raters_latest_work_from_an_index_however_much_they_have_done(postgres_only, admin,
+                                                                                     physician_a, physician_b):
+    # The page's list of done items (the newest 15) and the undo bar's last submission: an index in
+    # their order lets them read the rater's newest entries, where a sort takes all of the rater's work
+    # joined to every case revision, and grew with the rater's history (2.9 ms at 1,000 items,
+    # docs/performance.md). A test database is too small for the planner to prefer any index, so
+    # sequential scans are priced out: what is checked is that an index serves the order.
+    from annotation.rating.selectors import rater_queue_on_screen
+    from annotation.rating.services.editing import last_editable_submission
+
+    study = make_running_study(admin, [physician_a, physician_b], cases=20)
+    for _ in range(20):
+        claim_and_submit(study, physician_a)
+    with CaptureQueriesContext(connection) as page:
+        queue = rater_queue_on_screen(rater=physician_a, study=study)
+        last = last_editable_submission(study=study, rater=physician_a)
+    assert len(queue.done) == 15 and last is not None
+    plans = {}
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")  # the statistics autovacuum keeps on a live database
+        cursor.execute("SET enable_seqscan = off")
+        try:
+            for query in page.captured_queries:
+                cursor.execute(f"EXPLAIN {query['sql']}")
+                plans[query["sql"]] = "\n".join(row[0] for row in cursor.fetchall())
+        finally:
+            cursor.execute("RESET enable_seqscan")
+    done = [plan for sql, plan in plans.items() if "COALESCE" in sql and "LIMIT 15" in sql]
+    latest = [plan for sql, plan in plans.items() if "LIMIT 1" in sql and 'submitted_at" DESC' in sql]
+    assert len(done) == len(latest) == 1
+    assert "assignment_rater_latest_idx" in done[0] and "Sort" not in done[0], done[0]
+    assert "assignment_rater_submitted_idx" in latest[0] and "Sort" not in latest[0], latest[0]
