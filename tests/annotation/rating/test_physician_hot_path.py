@@ -124,7 +124,7 @@ def test_it_submits_and_shows_the_next_item_in_a_fixed_number_of_queries(client,
 def test_it_reads_the_raters_latest_work_from_an_index_however_much_they_have_done(postgres_only, admin,
                                                                                      physician_a, physician_b):
     # The page's list of done items (the newest 15) and the undo bar's last submission: an index in
-    # their order lets them read the rater's newest entries, where a sort takes all of the rater's work
+    # their order (one for both) lets them read the rater's newest entries, where a sort takes all of the rater's work
     # joined to every case revision, and grew with the rater's history (2.9 ms at 1,000 items,
     # docs/performance.md). A test database is too small for the planner to prefer any index, so
     # sequential scans are priced out: what is checked is that an index serves the order.
@@ -148,8 +148,8 @@ def test_it_reads_the_raters_latest_work_from_an_index_however_much_they_have_do
                 plans[query["sql"]] = "\n".join(row[0] for row in cursor.fetchall())
         finally:
             cursor.execute("RESET enable_seqscan")
-    done = [plan for sql, plan in plans.items() if "COALESCE" in sql and "LIMIT 15" in sql]
-    latest = [plan for sql, plan in plans.items() if "LIMIT 1" in sql and 'submitted_at" DESC' in sql]
+    done = [plan for sql, plan in plans.items() if "COALESCE" in sql and sql.endswith("LIMIT 15")]
+    latest = [plan for sql, plan in plans.items() if "COALESCE" in sql and sql.endswith("LIMIT 1")]
     assert len(done) == len(latest) == 1
-    assert "assignment_rater_latest_idx" in done[0] and "Sort" not in done[0], done[0]
-    assert "assignment_rater_submitted_idx" in latest[0] and "Sort" not in latest[0], latest[0]
+    for plan in (done[0], latest[0]):
+        assert "assignment_rater_latest_idx" in plan and "Sort" not in plan, plan
