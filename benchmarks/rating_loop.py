@@ -133,9 +133,9 @@ def _seed(cases: int, history: int) -> None:
         if (done + 1) % 100 == 0:
             print(f"  history: {done + 1} of {history} items rated by each rater", flush=True)
     # A live database has planner statistics (autovacuum); a freshly seeded one does not yet. Without
-    # them the rater's list of done items was planned as a nested loop over the study's items: at
-    # 1,000 items rated before, the page's data took 186 ms of the 259 from submit to the next item
-    # (p50 by keyboard); with them, 19 of 88.
+    # them the rater's list of done items and last submission were planned as nested loops over the
+    # study's items: at 1,000 items rated before, the page's data took 186 ms of the 259 from submit
+    # to the next item (p50 by keyboard); with them, 19 of 88.
     from django.db import connection
 
     with connection.cursor() as cursor:
