@@ -39,8 +39,8 @@ def reset_peak_rss(pid: int | str = "self") -> bool:
         return False
 
 
-def peak_rss_mb(pid: int | str = "self") -> float:
-    """Peak resident memory (VmHWM) since start or the last reset, in MB."""
+def _vmhwm_mb(pid: int | str) -> float | None:
+    """A process's peak resident memory (VmHWM) in MB; None where /proc does not tell it."""
     try:
         with open(f"/proc/{pid}/status") as f:
             for line in f:
@@ -48,7 +48,27 @@ def peak_rss_mb(pid: int | str = "self") -> float:
                     return int(line.split()[1]) / 1024
     except OSError:
         pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return None
+
+
+def peak_rss_mb(pid: int | str = "self") -> float:
+    """Peak resident memory (VmHWM) since start or the last reset, in MB."""
+    peak = _vmhwm_mb(pid)
+    return peak if peak is not None else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def child_pids(pid: int) -> list[int]:
+    """A process's children (a gunicorn master's workers); none once it has gone."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(p) for p in f.read().split()]
+    except OSError:
+        return []
+
+
+def largest_peak_rss_mb(pids: Sequence[int]) -> float | None:
+    """The largest peak resident memory of these processes, MB (those gone left out); None if none is left."""
+    return max((mb for mb in map(_vmhwm_mb, pids) if mb is not None), default=None)
 
 
 def slope(sizes: Sequence[float], values: Sequence[float]) -> float | None:

@@ -51,6 +51,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if "--app-root" in sys.argv:  # the checkout whose code the server and the seeding run
     ROOT = Path(sys.argv[sys.argv.index("--app-root") + 1]).resolve()
 sys.path.insert(0, str(ROOT))
+
+from growth import child_pids, largest_peak_rss_mb  # noqa: E402  (this script's own folder)
+
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/medreview_queue_bench"
 STUDY_NAME = "Queue load benchmark"
 
@@ -239,13 +242,6 @@ def _database_pids() -> list[int]:
     return pids
 
 
-def _workers(master: int) -> list[int]:
-    try:
-        return [int(p) for p in Path(f"/proc/{master}/task/{master}/children").read_text().split()]
-    except OSError:
-        return []
-
-
 def _percentiles(values: list[float]) -> tuple[float, float, float]:
     if not values:
         return (float("nan"),) * 3
@@ -309,19 +305,6 @@ def _warm_up(port: int, token: str, workers: int) -> None:
         t.join()
 
 
-def _peak_rss_mb(pids: list[int]) -> float:
-    """The largest peak resident memory (VmHWM) of these processes, MB."""
-    peak = 0.0
-    for pid in pids:
-        try:
-            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                if line.startswith("VmHWM:"):
-                    peak = max(peak, int(line.split()[1]) / 1024)
-        except OSError:
-            continue
-    return peak
-
-
 def slope(xs: list[float], ys: list[float]) -> float:
     """Least-squares slope of log(y) on log(x): how y grows with x (0 flat, 1 proportional, 2 quadratic)."""
     import math
@@ -340,7 +323,7 @@ def _run_size(n: int, admin: Any, tokens: dict[str, str], args: argparse.Namespa
     study_id = _study(admin, usernames, f"{STUDY_NAME} ({n} physicians)")
     print(f"\n== {n} physicians: gunicorn {args.workers} workers x {args.threads} thread(s), think {args.think}s, "
           f"{args.seconds:.0f}s ...", flush=True)
-    workers = _workers(server.pid)
+    workers = child_pids(server.pid)
     load_before = os.getloadavg()[0]
     cpu_before = _cpu_seconds(workers)
     database_before = _cpu_seconds(_database_pids())
@@ -372,7 +355,7 @@ def _run_size(n: int, admin: Any, tokens: dict[str, str], args: argparse.Namespa
     submitted = sum(p.submitted for p in physicians)
     cpu_per_request = server_cpu * 1000 / max(requests, 1)
     database_per_request = database_cpu * 1000 / max(requests, 1)
-    memory = _peak_rss_mb(workers)
+    memory = largest_peak_rss_mb(workers) or 0.0
     print(f"throughput: {requests / elapsed:.1f} requests/s, {submitted / elapsed:.1f} submissions/s "
           f"({submitted} submissions in {elapsed:.1f} s)")
     print(f"CPU per request: gunicorn workers {cpu_per_request:.1f} ms, "

@@ -64,7 +64,7 @@ ROOT = Path(__file__).resolve().parent.parent
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(ROOT), str(HERE)]
 
-from growth import Growth, peak_rss_mb  # noqa: E402
+from growth import Growth, child_pids, largest_peak_rss_mb  # noqa: E402
 from rating_loop_report import INPUTS, pct, print_profile, print_report  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
@@ -315,15 +315,6 @@ def _drive(base: str, args: argparse.Namespace) -> tuple[list[dict], int]:
     return runs, submits
 
 
-def _workers_peak_mb(server: subprocess.Popen) -> float | None:
-    """Peak resident memory of the largest gunicorn worker (the server's children), in MB."""
-    try:
-        children = Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text().split()
-    except OSError:
-        return None
-    return max((peak_rss_mb(pid) for pid in children), default=None)
-
-
 def _history_sizes(text: str) -> list[int]:
     """"100,300,1000" -> [100, 300, 1000]; refuses what is not a whole number of items, 0 or more."""
     sizes = []
@@ -345,7 +336,7 @@ def _run_size(args: argparse.Namespace, growth: Growth) -> None:
         server, base = _serve(args, Path(tmp))
         try:
             runs, submits = _drive(base, args)
-            peak = _workers_peak_mb(server)
+            peak = largest_peak_rss_mb(child_pids(server.pid))  # the largest gunicorn worker
         finally:
             server.terminate()
             server.wait(timeout=30)
