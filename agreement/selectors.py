@@ -128,15 +128,21 @@ def _assignments(selection: Selection) -> QuerySet[Assignment]:
 
 
 def _field_keys(sent: pd.Series, criterion: pd.Series) -> pd.Categorical:
-    """Field keys as a categorical: the key sent, or "criterion:<id>" where the query sent NULL for it."""
-    literal = sent.notna().to_numpy()
-    lit_codes, lit_values = pd.factorize(sent.to_numpy(dtype=object)[literal])
+    """Field keys as a categorical: the key sent, or "criterion:<id>" where the query sent NULL for it.
+
+    `sent` arrives as a categorical (few distinct keys; NULL where the key was rebuildable): its
+    codes say which rows were sent, without a Python string per row.
+    """
+    sent_keys = sent.array if isinstance(sent.dtype, pd.CategoricalDtype) else pd.Categorical(sent)
+    sent_codes = np.asarray(sent_keys.codes)
+    literal = sent_codes >= 0
+    lit_values = sent_keys.categories
     crit_codes, crit_values = pd.factorize(criterion.to_numpy()[~literal])
     names = [str(v) for v in lit_values] + [f"criterion:{int(c)}" for c in crit_values]
     # A literal key may spell the same text as a rebuilt one: merge them into one category.
     merged, categories = pd.factorize(np.asarray(names, dtype=object))
     codes = np.empty(len(sent), dtype=np.int64)
-    codes[literal] = merged[lit_codes] if len(lit_values) else lit_codes
+    codes[literal] = merged[sent_codes[literal]] if len(lit_values) else sent_codes[literal]
     codes[~literal] = merged[len(lit_values) + crit_codes] if len(crit_values) else crit_codes
     return pd.Categorical.from_codes(codes, categories=pd.Index(categories, dtype=object))
 
@@ -163,7 +169,8 @@ def rating_frame(selection: Selection, *, criteria: CriterionCache | None = None
         "assignment_id", "task_id", "field_or_null", "criterion_id", "label"
     )
     frame = read_frame(
-        qs, ("assignment", "task_id", "field", "criterion", "label"), text=("field", "label"), categorical=("label",)
+        qs, ("assignment", "task_id", "field", "criterion", "label"), text=("field", "label"),
+        categorical=("field", "label"),
     )
     frame["field"] = _field_keys(frame["field"], frame["criterion"])
     table = read_frame(
