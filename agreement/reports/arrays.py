@@ -17,6 +17,7 @@ from agreement.reports.base import (
     RELIABILITY_TARGET,
     LabelData,
     _rows,
+    factorize_sorted,
     group_starts,
     ranks_in_groups,
     task_codes,
@@ -121,7 +122,7 @@ def _human_matrix(data: LabelData) -> HumanMatrix:
     response = r["response"].to_numpy(dtype=np.int64) if len(r) else np.zeros(0, np.int64)
     criterion = r["criterion"].to_numpy(dtype=np.int64) if len(r) else np.zeros(0, np.int64)
     keys = _pair_keys(response, criterion)
-    pair_codes, uniq = pd.factorize(keys, sort=True)
+    pair_codes, uniq = factorize_sorted(keys)
     rater_codes, rater_ids = pd.factorize(r["rater"].to_numpy() if len(r) else np.zeros(0, np.int64), sort=True)
     met = r["label"].map(_BINARY).to_numpy(dtype=float) if len(r) else np.zeros(0)
     n = uniq.size
@@ -133,7 +134,7 @@ def _human_matrix(data: LabelData) -> HumanMatrix:
         model[pair_codes] = r["model"].to_numpy(dtype=object)
         revision[pair_codes] = r["revision"].to_numpy(dtype=np.int64)
     pair_response = (np.asarray(uniq, dtype=np.int64) >> 32) if n else np.zeros(0, np.int64)
-    response_code, responses = pd.factorize(pair_response, sort=True)
+    response_code, responses = factorize_sorted(pair_response)
     response_model = np.empty(responses.size, dtype=object)
     response_model[response_code] = model
     return HumanMatrix(

@@ -9,7 +9,7 @@ from django.utils import translation
 
 from agreement import metrics
 from agreement.reports import _coded_task_matrix, _per_rater_rows, build_report
-from agreement.reports.base import ranks_in_groups
+from agreement.reports.base import factorize_sorted, ranks_in_groups
 from agreement.reports.loading import load_labels
 from agreement.reports.strata import _stratified, stratum_masks
 from agreement.reports.tables.data_quality import data_quality_tables
@@ -119,6 +119,21 @@ def test_it_ranks_rows_within_their_group_like_pandas_cumcount(groups):
     assert all((np.diff(order[groups[order] == g]) > 0).all() for g in np.unique(groups))
     expected = pd.Series(groups).groupby(groups).cumcount().to_numpy()
     assert (rank == expected[order]).all()
+
+
+@pytest.mark.parametrize("values", [
+    np.array([5, 1, 5, 3, 1, 9, 3]),
+    np.repeat(np.arange(1000, 0, -1), 3),  # descending runs
+    (np.arange(30_000) // 30 << 32) | np.tile(np.arange(30), 1000),  # (response, criterion) pairs in order
+    np.random.default_rng(6).integers(-(2**40), 2**40, 20_000),
+    np.array([7]),
+    np.zeros(0, np.int64),
+])
+def test_it_factorizes_integers_in_sorted_order_like_pandas(values):
+    codes, uniques = factorize_sorted(values)
+    expected_codes, expected_uniques = pd.factorize(values, sort=True)
+    assert (codes == expected_codes).all() and (uniques == expected_uniques).all()
+    assert codes.shape == values.shape and uniques.dtype == values.dtype
 
 
 def test_it_numbers_subjects_and_slots_like_pandas_groupby():
