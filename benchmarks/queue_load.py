@@ -52,7 +52,7 @@ if "--app-root" in sys.argv:  # the checkout whose code the server and the seedi
     ROOT = Path(sys.argv[sys.argv.index("--app-root") + 1]).resolve()
 sys.path.insert(0, str(ROOT))
 
-from growth import child_pids, largest_peak_rss_mb  # noqa: E402  (this script's own folder)
+from growth import child_pids, largest_peak_rss_mb, slope  # noqa: E402  (this script's own folder)
 
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/medreview_queue_bench"
 STUDY_NAME = "Queue load benchmark"
@@ -305,19 +305,6 @@ def _warm_up(port: int, token: str, workers: int) -> None:
         t.join()
 
 
-def slope(xs: list[float], ys: list[float]) -> float:
-    """Least-squares slope of log(y) on log(x): how y grows with x (0 flat, 1 proportional, 2 quadratic)."""
-    import math
-
-    pairs = [(math.log(x), math.log(y)) for x, y in zip(xs, ys, strict=True) if x > 0 and y > 0]
-    if len(pairs) < 2:
-        return float("nan")
-    mx = sum(p[0] for p in pairs) / len(pairs)
-    my = sum(p[1] for p in pairs) / len(pairs)
-    den = sum((p[0] - mx) ** 2 for p in pairs)
-    return sum((p[0] - mx) * (p[1] - my) for p in pairs) / den if den else float("nan")
-
-
 def _run_size(n: int, admin: Any, tokens: dict[str, str], args: argparse.Namespace, server: subprocess.Popen) -> dict:
     usernames = sorted(tokens)[:n]
     study_id = _study(admin, usernames, f"{STUDY_NAME} ({n} physicians)")
@@ -437,11 +424,14 @@ def main() -> None:
               f"{r['requests'] / r['elapsed']:>8.1f}{r['memory_mb']:>9.0f}{r['errors']:>8}{r['doubles']:>9}{r['lost']:>6}")
     if len(results) > 1:
         xs = [float(r["physicians"]) for r in results]
+
+        def grows(key: str) -> str:
+            k = slope(xs, [r[key] for r in results])
+            return f"{k:.2f}" if k is not None else "nan"
+
         print("log-log slope against physicians: "
-              f"server CPU {slope(xs, [r['server_cpu'] for r in results]):.2f}, "
-              f"CPU per request {slope(xs, [r['cpu_ms'] for r in results]):.2f}, "
-              f"next p95 {slope(xs, [r['next_p95'] for r in results]):.2f}, "
-              f"peak memory {slope(xs, [r['memory_mb'] for r in results]):.2f}")
+              f"server CPU {grows('server_cpu')}, CPU per request {grows('cpu_ms')}, "
+              f"next p95 {grows('next_p95')}, peak memory {grows('memory_mb')}")
     if any(r["doubles"] or r["lost"] for r in results):
         raise SystemExit(1)
 

@@ -7,12 +7,22 @@ agreement statistics; revisions after a return are new rounds, never overwrites.
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
+from django.db.models.expressions import OrderBy
 from django.db.models.functions import Coalesce
 from django.utils.translation import gettext_lazy as _
 
 from annotation.models.studies import Item
 from annotation.models.tasks import TaskType
 from cases.models import MCQ, RubricCriterion
+
+
+def _latest_work_order() -> tuple[OrderBy, OrderBy]:
+    """The rater's latest work first: a submission's time, else its claim's, then the newest id.
+
+    One definition for the index that holds this order (`assignment_rater_latest_idx`) and the
+    queries that read it: the index serves a query only while both spell the same expressions.
+    """
+    return Coalesce("submitted_at", "claimed_at").desc(), F("id").desc()
 
 
 class AssignmentQuerySet(models.QuerySet["Assignment"]):
@@ -30,6 +40,10 @@ class AssignmentQuerySet(models.QuerySet["Assignment"]):
     def finished(self) -> "AssignmentQuerySet":
         """Assignments whose labels count: submitted, or revised after inspection."""
         return self.filter(state__in=Assignment.FINISHED_STATES)
+
+    def latest_work_first(self) -> "AssignmentQuerySet":
+        """Newest first, in the order `assignment_rater_latest_idx` holds (filter on the rater to use it)."""
+        return self.order_by(*_latest_work_order())
 
 
 class Assignment(models.Model):
@@ -82,8 +96,7 @@ class Assignment(models.Model):
             # The rater's latest work first: the page's list of done items (the newest 15) and the undo
             # bar's last submission read a few entries here instead of sorting all of the rater's work,
             # joined to every case revision (at 1,000 items rated: 2.9 -> 0.3 and 2.6 -> 0.1 ms).
-            models.Index(F("rater"), Coalesce("submitted_at", "claimed_at").desc(), F("id").desc(),
-                         name="assignment_rater_latest_idx"),
+            models.Index(F("rater"), *_latest_work_order(), name="assignment_rater_latest_idx"),
         ]
 
     def __str__(self) -> str:

@@ -185,7 +185,7 @@ _MY_UNFINISHED: PrecompiledQuery[Assignment] = PrecompiledQuery(
 _MY_LATEST_DONE: PrecompiledQuery[Assignment] = PrecompiledQuery(
     lambda rater_id, study_id: _mine(rater_id, study_id)
     .filter(state__in=Assignment.FINISHED_STATES).select_related(*_LISTED).only(*_SHOWN)
-    .order_by(Coalesce("submitted_at", "claimed_at").desc(), "-pk")[:_DONE_SHOWN]
+    .latest_work_first()[:_DONE_SHOWN]
 )
 _MY_COUNTS: PrecompiledQuery[tuple[str, int]] = PrecompiledQuery(
     lambda rater_id, study_id: _mine(rater_id, study_id).order_by().values_list("state").annotate(n=Count("pk"))

@@ -14,7 +14,6 @@ from datetime import datetime, timedelta
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -136,7 +135,7 @@ def last_editable_submission(*, study: Study, rater: User, now: datetime | None 
         .select_related("item", "item__study", "item__revision__case")
         # A submission always has its time; ordered as the rater's latest work is indexed
         # (assignment_rater_latest_idx), so this reads the rater's newest entries, not all of them.
-        .order_by(Coalesce("submitted_at", "claimed_at").desc(), "-pk")
+        .latest_work_first()
         .first()
     )
     if last is None or edit_blocker(last, now=now):
