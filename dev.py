@@ -86,6 +86,15 @@ def compile_translations() -> None:
     run(str(PY), "-m", "medreview.i18n.msgfmt", str(ROOT / "locale"))
 
 
+def compile_bytecode() -> None:
+    """Compile medreview's own modules ahead of time. Python caches bytecode itself unless
+    PYTHONDONTWRITEBYTECODE is set (as in many containers and CI images), and then every command
+    compiled the project again: 0.08 s of the 0.6 s `manage.py import_cases --help` takes
+    (docs/performance.md). Up-to-date files are skipped, and a stale file is never used: Python
+    checks each source's time stamp."""
+    run(str(PY), "-m", "compileall", "-q", *APPS, "manage.py")
+
+
 def demo() -> None:
     ensure_venv("")
     compile_translations()
@@ -93,6 +102,7 @@ def demo() -> None:
     address = os.environ.get("MEDREVIEW_ADDR", "127.0.0.1:8000")
     _refuse_busy_port(address, "the web server", "Stop it, or set MEDREVIEW_ADDR=127.0.0.1:8001.")
     _refuse_busy_port("127.0.0.1:8765", "the fake OpenAI server", "Stop the process holding it.")
+    compile_bytecode()
     run(str(PY), "manage.py", "migrate", "--noinput", env=env)
     run(str(PY), "manage.py", "load_demo", env=env)
     # Imports and grading jobs run as background tasks: one worker, and the fake endpoint the

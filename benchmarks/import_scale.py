@@ -25,13 +25,17 @@ time and the bare start-up of both checkouts side by side (median of --repeat al
 and processor time: on a busy machine the processor time is the steadier figure); then the growth
 run: the LiveMedBench cases file at --scales sizes (1x, 3x, 10x), with its time, memory and the
 log-log slope of each against the rows written (1: linear).
+
+Both checkouts' modules are compiled to bytecode first (`python -m compileall`, as `dev.py demo` and
+a deployment do): where PYTHONDONTWRITEBYTECODE is set Python would otherwise compile medreview's
+modules again in every run. Beside them, the floor: a project with the same Django and third-party
+apps and none of medreview's (`migrate --help`), which no command of a Django project starts under.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import random
 import statistics
@@ -41,6 +45,9 @@ import tempfile
 import time
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from growth import slope  # noqa: E402  (this script's own folder)
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/medreview_bench"
@@ -224,14 +231,39 @@ def startup(root: Path, env: dict[str, str]) -> tuple[float, float]:
     return time.perf_counter() - started, usage.ru_utime + usage.ru_stime
 
 
-def slope(xs: list[float], ys: list[float]) -> float:
-    """Least-squares slope of log(y) on log(x): 0 flat, 1 proportional, 2 quadratic."""
-    pairs = [(math.log(x), math.log(y)) for x, y in zip(xs, ys, strict=True) if x > 0 and y > 0]
-    if len(pairs) < 2:
-        return float("nan")
-    mx, my = statistics.fmean(p[0] for p in pairs), statistics.fmean(p[1] for p in pairs)
-    den = sum((p[0] - mx) ** 2 for p in pairs)
-    return sum((p[0] - mx) * (p[1] - my) for p in pairs) / den if den else float("nan")
+# The third-party apps medreview's settings install, none of medreview's own: a project of these alone
+# is the floor under any of its commands' start-up (Django's set-up, the models, the database driver).
+FLOOR_SETTINGS = """
+SECRET_KEY = "floor"
+USE_TZ = True
+INSTALLED_APPS = [
+    "django.contrib.admin.apps.SimpleAdminConfig", "django.contrib.auth", "django.contrib.contenttypes",
+    "django.contrib.sessions", "django.contrib.messages", "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles", "rest_framework", "knox", "axes", "drf_spectacular",
+    "drf_spectacular_sidecar", "django_tasks", "django_tasks_db",
+]
+DATABASES = {"default": {"ENGINE": "django.db.backends.postgresql", "NAME": "floor"}}
+"""
+
+
+def compile_checkout(root: Path) -> None:
+    """Bytecode for every module of a checkout (its .venv, .git and node_modules left out)."""
+    subprocess.run([sys.executable, "-m", "compileall", "-q", "-x", r"/(\.venv|\.git|node_modules)(/|$)", str(root)],
+                   check=True, stdout=subprocess.DEVNULL)
+
+
+def floor_startup(directory: Path) -> tuple[float, float]:
+    """(wall, processor) seconds of `migrate --help` in a project of the third-party apps alone."""
+    (directory / "floor_settings.py").write_text(FLOOR_SETTINGS)
+    env = {**os.environ, "PYTHONPATH": str(directory), "DJANGO_SETTINGS_MODULE": "floor_settings"}
+    code = "from django.core.management import execute_from_command_line; execute_from_command_line(['manage.py', 'migrate', '--help'])"
+    started = time.perf_counter()
+    process = subprocess.Popen([sys.executable, "-c", code], env=env, cwd=directory,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    if os.waitstatus_to_exitcode(status):
+        raise SystemExit(f"the floor project failed: {process.stderr.read().decode()[-2000:]}")
+    return time.perf_counter() - started, usage.ru_utime + usage.ru_stime
 
 
 def compare(directory: Path, env: dict[str, str], before: Path, repeat: int) -> None:
@@ -239,11 +271,14 @@ def compare(directory: Path, env: dict[str, str], before: Path, repeat: int) -> 
     alternated (each import into a dataset of its own, so none is "unchanged"); medians."""
     path = str(directory / "merged_data_rubric.json")
     runs: dict[str, list[dict]] = {"before": [], "now": []}
-    starts: dict[str, list[tuple[float, float]]] = {"before": [], "now": []}
+    starts: dict[str, list[tuple[float, float]]] = {"before": [], "now": [], "floor": []}
+    for root in (before, ROOT):
+        compile_checkout(root)
     for i in range(repeat):
         for name, root in (("before", before), ("now", ROOT)) if i % 2 == 0 else (("now", ROOT), ("before", before)):
             starts[name].append(startup(root, env))
             runs[name].append(run_command("livemedbench", path, None, env, root=root, dataset=f"Compare-{name}-{i}"))
+        starts["floor"].append(floor_startup(directory))
     print(f"\nLiveMedBench cases file ({LMB_CASES} cases, {LMB_CRITERIA} criteria), median of {repeat} alternated runs; "
           f"load average {os.getloadavg()[0]:.1f}")
     print(f"{'checkout':<10} {'CLI wall s':>10} {'CLI CPU s':>10} {'import s':>9} {'peak MB':>8} "
@@ -254,6 +289,10 @@ def compare(directory: Path, env: dict[str, str], before: Path, repeat: int) -> 
               f"{statistics.median(x['seconds'] for x in r):>9.2f} {statistics.median(x['peak_mb'] for x in r):>8.0f} "
               f"{statistics.median(w for w, _ in starts[name]):>14.2f} {statistics.median(c for _, c in starts[name]):>13.2f}"
               f"  ({root})")
+    print(f"{'floor':<10} {'':>10} {'':>10} {'':>9} {'':>8} {statistics.median(w for w, _ in starts['floor']):>14.2f} "
+          f"{statistics.median(c for _, c in starts['floor']):>13.2f}  (Django and the third-party apps alone: "
+          "`migrate --help`)")
+    print("both checkouts compiled to bytecode first (python -m compileall)")
     print("goals (issue 26): CLI end to end < 1.2 s, start-up < 0.4 s, on a quiet 2-core machine")
 
 
@@ -276,11 +315,10 @@ def growth(directory: Path, env: dict[str, str], scales: list[float]) -> None:
         print(f"{scale:>5g}x {r['records']:>8} {r['rows']:>8} {r['wall']:>10.2f} {r['cpu']:>10.2f} {r['seconds']:>9.2f} "
               f"{r['peak_mb']:>8.0f}")
     xs = [float(r["rows"]) for _, _, r in rows]
-    print("log-log slope against rows: "
-          f"CLI wall {slope(xs, [r['wall'] for _, _, r in rows]):.2f}, "
-          f"CLI CPU {slope(xs, [r['cpu'] for _, _, r in rows]):.2f}, "
-          f"import {slope(xs, [r['seconds'] for _, _, r in rows]):.2f}, "
-          f"peak memory {slope(xs, [r['peak_mb'] for _, _, r in rows]):.2f}")
+    slopes = {name: slope(xs, [r[key] for _, _, r in rows])
+              for name, key in (("CLI wall", "wall"), ("CLI CPU", "cpu"), ("import", "seconds"), ("peak memory", "peak_mb"))}
+    print("log-log slope against rows: " + ", ".join(
+        f"{name} {'nan' if value is None else f'{value:.2f}'}" for name, value in slopes.items()))
 
 
 def main() -> int:

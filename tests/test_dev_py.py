@@ -3,6 +3,7 @@ port is one clear line instead of three tracebacks."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import signal
 import socket
@@ -60,3 +61,22 @@ def test_a_busy_port_is_one_clear_line() -> None:
     assert "Traceback" not in done.stderr
     assert f"127.0.0.1:{port} is already in use" in done.stderr
     assert "MEDREVIEW_ADDR" in done.stderr
+
+
+def test_it_compiles_the_apps_so_a_command_reads_bytecode_where_python_writes_none() -> None:
+    """Where PYTHONDONTWRITEBYTECODE is set, Python never caches what it compiles: without
+    `compile_bytecode` every `manage.py` start compiles medreview's modules again."""
+    sys.path.insert(0, str(ROOT))
+    import dev
+
+    source = ROOT / "cases" / "importers" / "base.py"
+    cached = Path(importlib.util.cache_from_source(str(source)))
+    cached.unlink(missing_ok=True)
+    dev.compile_bytecode()
+    assert cached.exists()
+    loaded = subprocess.run(
+        [str(dev.PY), "-v", "-c", "import cases.importers.base"], cwd=ROOT, capture_output=True, text=True,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}, timeout=120,
+    )
+    assert loaded.returncode == 0, loaded.stderr[-2000:]
+    assert f"code object from '{cached}'" in loaded.stderr
