@@ -99,6 +99,7 @@ class FakeBehaviour:
 class FakeRequest:
     path: str
     body: dict[str, Any]
+    authorization: str = ""  # the Authorization header as sent: tests check the key arrives as a bearer token
 
 
 @dataclass
@@ -182,7 +183,7 @@ class _Handler(BaseHTTPRequestHandler):
         behaviour = state.behaviour
         key = _user_text(body) + "|" + json.dumps(body.get("response_format"), sort_keys=True)
         with state.lock:
-            state.requests.append(FakeRequest(path=self.path, body=body))
+            state.requests.append(FakeRequest(path=self.path, body=body, authorization=self.headers.get("Authorization", "")))
             seen = 1  # prompts are only remembered when failures are scripted
             if behaviour.fail_429_times or behaviour.fail_500_times:
                 state.seen[key] += 1

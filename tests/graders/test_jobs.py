@@ -68,12 +68,18 @@ def test_it_grades_every_response_criterion_once_with_the_servers_verdicts(
 
 
 def test_it_sends_one_criterion_per_call_with_the_negative_criterion_logic(
-    rubric_config, fake_server, django_capture_on_commit_callbacks
+    rubric_config, fake_server, api_key, django_capture_on_commit_callbacks
 ):
     release = build_release(cases=1, models=("model-x",))
     start_job(rubric_config, release, django_capture_on_commit_callbacks)
 
+    assert {r.path for r in fake_server.requests} == {"/v1/chat/completions"}
+    assert {r.authorization for r in fake_server.requests} == {f"Bearer {api_key}"}
     bodies = [r.body for r in fake_server.requests]
+    # What an OpenAI-compatible endpoint is sent, and nothing more.
+    assert all(set(b) == {"model", "messages", "temperature", "max_tokens", "response_format"} for b in bodies)
+    assert all(b["model"] == "fake-grader-1" and b["max_tokens"] == rubric_config.max_tokens for b in bodies)
+    assert all([m["role"] for m in b["messages"]] == ["system", "user"] for b in bodies)
     assert all(b["response_format"]["type"] == "json_schema" for b in bodies)
     users = [b["messages"][1]["content"] for b in bodies]
     assert all(u.count("<criterion") == 1 for u in users)
