@@ -6,8 +6,9 @@
 
 Uses its own PostgreSQL database (default medreview_grading_bench, created and migrated if needed),
 starts the fake OpenAI-compatible endpoint (`python -m devtools.fake_openai`) and N worker processes
-(`manage.py db_worker --queue-name grading`, TASKS_BACKEND=db), then starts one grading job with
-`parallel_tasks = N` so the config's concurrency limit is shared: each runner task uses concurrency / N
+(`manage.py db_worker --queue-name grading`, TASKS_BACKEND=db), runs a small warm-up job (each worker's
+first grading task imports the grading code; the workers' boot is not timed either), then starts one
+grading job with `parallel_tasks = N` so the config's concurrency limit is shared: each runner task uses concurrency / N
 threads and the workers claim the job's chunks from the database. Prints the wall time from job creation
 to done and its ratio to the ideal decisions x latency / concurrency (62.5 s for the defaults; target
 <= 1.05x), at each of --sizes multiples of --decisions (the same workers and endpoint for every size),
@@ -76,16 +77,11 @@ def build_data(decisions: int) -> int:
     return release.pk
 
 
-def _run_job(args: argparse.Namespace, decisions: int, workers: list, growth: object, size: float) -> None:
-    from growth import peak_rss_mb, reset_peak_rss
-
+def _grade(args: argparse.Namespace, release_id: int, workers: list) -> tuple[object, float]:
+    """Start one grading job of the release's decisions and wait for it: (job, wall seconds)."""
     from graders import services
-    from graders.models import GraderConfig, GradingChunk, GradingJob, JobStatus
+    from graders.models import GraderConfig, JobStatus
 
-    t = time.monotonic()
-    release_id = build_data(decisions)
-    print(f"\n=== {size:g}x: {decisions} criterion decisions built in {time.monotonic() - t:.1f}s; load average "
-          f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     template = services.prompt_template_default(kind="rubric-grader")
     config, _ = GraderConfig.objects.update_or_create(
         name="Benchmark rubric grader (fake server)",
@@ -95,8 +91,6 @@ def _run_job(args: argparse.Namespace, decisions: int, workers: list, growth: ob
             "backoff_base_seconds": 0.2, "api_key_env": "MEDREVIEW_GRADER_KEY_BENCH", "prompt": template,
         },
     )
-    for w in workers:
-        reset_peak_rss(w.pid)
     started = time.monotonic()
     job = services.grading_job_create(
         config=config, selection={"release": release_id}, created_by=None, parallel_tasks=args.workers
@@ -108,7 +102,35 @@ def _run_job(args: argparse.Namespace, decisions: int, workers: list, growth: ob
         if any(w.poll() is not None for w in workers):
             raise SystemExit("a worker exited early")
         time.sleep(0.05)
-    wall = time.monotonic() - started
+    return job, time.monotonic() - started
+
+
+def _warm_up(args: argparse.Namespace, workers: list) -> None:
+    """A small job first: each worker's first grading task imports the grading code (openai among it,
+    about 0.5 s), a cost paid once per worker process like its boot, which is not measured either."""
+    decisions = 2 * args.concurrency
+    from django_tasks_db.models import DBTaskResult
+
+    job, wall = _grade(args, build_data(decisions), workers)
+    ran = {w for ids in DBTaskResult.objects.filter(
+        task_path__endswith="grading_job_run", args_kwargs__args__0=job.pk).values_list("worker_ids", flat=True)
+        for w in ids}
+    print(f"warm-up job {job.pk}: {decisions} decisions in {wall:.1f} s, status {job.status}; "
+          f"{len(ran)} of {len(workers)} workers ran one of its tasks")
+
+
+def _run_job(args: argparse.Namespace, decisions: int, workers: list, growth: object, size: float) -> None:
+    from growth import peak_rss_mb, reset_peak_rss
+
+    from graders.models import GradingChunk, GradingJob
+
+    t = time.monotonic()
+    release_id = build_data(decisions)
+    print(f"\n=== {size:g}x: {decisions} criterion decisions built in {time.monotonic() - t:.1f}s; load average "
+          f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    for w in workers:
+        reset_peak_rss(w.pid)
+    job, wall = _grade(args, release_id, workers)
     peak = max(peak_rss_mb(w.pid) for w in workers)
     ideal = decisions * args.latency_ms / 1000 / args.concurrency
     chunks = GradingChunk.objects.filter(job=job)
@@ -181,6 +203,7 @@ def main() -> None:
                 raise SystemExit("the workers did not start:\n" + "".join(Path(log.name).read_text() for log in logs))
             time.sleep(0.2)
         time.sleep(0.5)
+        _warm_up(args, workers)
         for size in sizes:
             _run_job(args, round(args.decisions * size), workers, growth, size)
     finally:
