@@ -8,8 +8,8 @@ Uses its own PostgreSQL database (default medreview_grading_bench, created and m
 starts the fake OpenAI-compatible endpoint (`python -m devtools.fake_openai`) and N worker processes
 (`manage.py db_worker --queue-name grading`, TASKS_BACKEND=db), runs a small warm-up job (each worker's
 first grading task imports the grading code; the workers' boot is not timed either), then starts one
-grading job with `parallel_tasks = N` so the config's concurrency limit is shared: each runner task uses concurrency / N
-threads and the workers claim the job's chunks from the database. Prints the wall time from job creation
+grading job with `parallel_tasks = N` so the config's concurrency limit is shared: each runner task uses
+concurrency / N threads and the workers claim the job's chunks from the database. Prints the wall time from job creation
 to done and its ratio to the ideal decisions x latency / concurrency (62.5 s for the defaults; target
 <= 1.05x), at each of --sizes multiples of --decisions (the same workers and endpoint for every size),
 then the growth table: wall time, the workers' peak memory and the log-log slope (`growth.py`).
@@ -108,9 +108,9 @@ def _grade(args: argparse.Namespace, release_id: int, workers: list) -> tuple[ob
 def _warm_up(args: argparse.Namespace, workers: list) -> None:
     """A small job first: each worker's first grading task imports the grading code (openai among it,
     about 0.5 s), a cost paid once per worker process like its boot, which is not measured either."""
-    decisions = 2 * args.concurrency
     from django_tasks_db.models import DBTaskResult
 
+    decisions = 2 * args.concurrency
     job, wall = _grade(args, build_data(decisions), workers)
     ran = {w for ids in DBTaskResult.objects.filter(
         task_path__endswith="grading_job_run", args_kwargs__args__0=job.pk).values_list("worker_ids", flat=True)

@@ -183,7 +183,9 @@ class _Handler(BaseHTTPRequestHandler):
         behaviour = state.behaviour
         key = _user_text(body) + "|" + json.dumps(body.get("response_format"), sort_keys=True)
         with state.lock:
-            state.requests.append(FakeRequest(path=self.path, body=body, authorization=self.headers.get("Authorization", "")))
+            state.requests.append(
+                FakeRequest(path=self.path, body=body, authorization=self.headers.get("Authorization", ""))
+            )
             seen = 1  # prompts are only remembered when failures are scripted
             if behaviour.fail_429_times or behaviour.fail_500_times:
                 state.seen[key] += 1

@@ -5,6 +5,10 @@ inspector: senior physician; researcher: reads reports; admin: runs studies and 
 outsider: a physician who belongs to no study (must get 404 everywhere it is not invited)
 """
 
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
@@ -114,3 +118,12 @@ def tasks_cache(settings):
     forget_study_tasks()
     yield
     forget_study_tasks()
+
+
+@pytest.fixture
+def dev_py() -> ModuleType:
+    """dev.py, the developer entry point at the checkout's root, loaded as a module."""
+    spec = importlib.util.spec_from_file_location("dev_for_tests", Path(__file__).resolve().parents[1] / "dev.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -1,11 +1,11 @@
 """The structure of docs/architecture.md holds, and each contract that keeps it catches a break:
 the import-linter contracts of pyproject.toml and the size rules of `dev.py lint`."""
 
-import importlib.util
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -71,35 +71,26 @@ def test_it_fails_lint_when_a_module_imports_against_a_contract(
     assert contract in _broken_contracts(result.stdout), result.stdout
 
 
-def _dev_module():
-    spec = importlib.util.spec_from_file_location("dev_for_tests", ROOT / "dev.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def test_it_keeps_every_package_and_module_within_the_size_rules(dev_py: ModuleType) -> None:
+    assert dev_py.size_problems() == []
 
 
-def test_it_keeps_every_package_and_module_within_the_size_rules() -> None:
-    assert _dev_module().size_problems() == []
-
-
-def test_it_flags_a_package_holding_more_than_fifteen_modules(tmp_path: Path) -> None:
-    dev = _dev_module()
+def test_it_flags_a_package_holding_more_than_fifteen_modules(tmp_path: Path, dev_py: ModuleType) -> None:
     package = tmp_path / "annotation" / "crowded"
     package.mkdir(parents=True)
-    for n in range(dev.MAX_PACKAGE_MODULES):  # __init__.py plus 15 modules: 16
+    for n in range(dev_py.MAX_PACKAGE_MODULES):  # __init__.py plus 15 modules: 16
         (package / f"part_{n}.py").write_text("")
     (package / "__init__.py").write_text("")
     (tmp_path / "annotation" / "__init__.py").write_text("")
-    assert dev.size_problems(tmp_path) == [
+    assert dev_py.size_problems(tmp_path) == [
         "annotation/crowded/: 16 modules at its top level (> 15); group them into packages along their seams"
     ]
     (package / "part_0.py").unlink()
-    assert dev.size_problems(tmp_path) == []
+    assert dev_py.size_problems(tmp_path) == []
 
 
-def test_it_flags_a_module_over_six_hundred_lines(tmp_path: Path) -> None:
-    dev = _dev_module()
+def test_it_flags_a_module_over_six_hundred_lines(tmp_path: Path, dev_py: ModuleType) -> None:
     (tmp_path / "cases").mkdir()
     (tmp_path / "cases" / "__init__.py").write_text("")
     (tmp_path / "cases" / "long.py").write_text("x = 1\n" * 601)
-    assert dev.size_problems(tmp_path) == ["cases/long.py: 601 lines (> 600); grow it into a package"]
+    assert dev_py.size_problems(tmp_path) == ["cases/long.py: 601 lines (> 600); grow it into a package"]

@@ -12,6 +12,7 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -63,19 +64,16 @@ def test_a_busy_port_is_one_clear_line() -> None:
     assert "MEDREVIEW_ADDR" in done.stderr
 
 
-def test_it_compiles_the_apps_so_a_command_reads_bytecode_where_python_writes_none() -> None:
+def test_it_compiles_the_apps_so_a_command_reads_bytecode_where_python_writes_none(dev_py: ModuleType) -> None:
     """Where PYTHONDONTWRITEBYTECODE is set, Python never caches what it compiles: without
     `compile_bytecode` every `manage.py` start compiles medreview's modules again."""
-    sys.path.insert(0, str(ROOT))
-    import dev
-
     source = ROOT / "cases" / "importers" / "base.py"
     cached = Path(importlib.util.cache_from_source(str(source)))
     cached.unlink(missing_ok=True)
-    dev.compile_bytecode()
+    dev_py.compile_bytecode()
     assert cached.exists()
     loaded = subprocess.run(
-        [str(dev.PY), "-v", "-c", "import cases.importers.base"], cwd=ROOT, capture_output=True, text=True,
+        [str(dev_py.PY), "-v", "-c", "import cases.importers.base"], cwd=ROOT, capture_output=True, text=True,
         env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}, timeout=120,
     )
     assert loaded.returncode == 0, loaded.stderr[-2000:]
