@@ -82,6 +82,12 @@ def slope(sizes: Sequence[float], values: Sequence[float]) -> float | None:
     return sum((x - mx) * (y - my) for x, y in points) / sxx
 
 
+def slope_text(sizes: Sequence[float], values: Sequence[float], *, missing: str = "nan") -> str:
+    """`slope` with two decimals, or `missing` where it is undefined."""
+    k = slope(sizes, values)
+    return missing if k is None else f"{k:.2f}"
+
+
 @dataclass
 class Growth:
     """Figures of one benchmark over its sizes: name -> size -> (seconds, peak MB)."""
@@ -106,8 +112,8 @@ class Growth:
                     continue
                 t, mb = by_size[s]
                 cells.append(f"{f'{t:.3f} s' + (f' {mb:,.0f} MB' if mb is not None else ''):>20s}")
-            k = slope([s for s in sizes if s in by_size], [by_size[s][0] for s in sizes if s in by_size])
-            shown = f"{k:.2f}" if k is not None else "-"
+            shown = slope_text([s for s in sizes if s in by_size], [by_size[s][0] for s in sizes if s in by_size],
+                               missing="-")
             print(f"  {name:44s}{''.join(cells)}  {shown:>6s}")
         print(f"  (machine: {os.cpu_count()} cores, load average "
               f"{', '.join(f'{x:.2f}' for x in os.getloadavg())} at the end)")

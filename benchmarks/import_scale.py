@@ -47,7 +47,7 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from growth import slope  # noqa: E402  (this script's own folder)
+from growth import slope_text  # noqa: E402  (this script's own folder)
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/medreview_bench"
@@ -315,10 +315,9 @@ def growth(directory: Path, env: dict[str, str], scales: list[float]) -> None:
         print(f"{scale:>5g}x {r['records']:>8} {r['rows']:>8} {r['wall']:>10.2f} {r['cpu']:>10.2f} {r['seconds']:>9.2f} "
               f"{r['peak_mb']:>8.0f}")
     xs = [float(r["rows"]) for _, _, r in rows]
-    slopes = {name: slope(xs, [r[key] for _, _, r in rows])
-              for name, key in (("CLI wall", "wall"), ("CLI CPU", "cpu"), ("import", "seconds"), ("peak memory", "peak_mb"))}
+    figures = (("CLI wall", "wall"), ("CLI CPU", "cpu"), ("import", "seconds"), ("peak memory", "peak_mb"))
     print("log-log slope against rows: " + ", ".join(
-        f"{name} {'nan' if value is None else f'{value:.2f}'}" for name, value in slopes.items()))
+        f"{name} {slope_text(xs, [r[key] for _, _, r in rows])}" for name, key in figures))
 
 
 def main() -> int:

@@ -52,7 +52,7 @@ if "--app-root" in sys.argv:  # the checkout whose code the server and the seedi
     ROOT = Path(sys.argv[sys.argv.index("--app-root") + 1]).resolve()
 sys.path.insert(0, str(ROOT))
 
-from growth import child_pids, largest_peak_rss_mb, slope  # noqa: E402  (this script's own folder)
+from growth import child_pids, largest_peak_rss_mb, slope_text  # noqa: E402  (this script's own folder)
 
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/medreview_queue_bench"
 STUDY_NAME = "Queue load benchmark"
@@ -426,8 +426,7 @@ def main() -> None:
         xs = [float(r["physicians"]) for r in results]
 
         def grows(key: str) -> str:
-            k = slope(xs, [r[key] for r in results])
-            return f"{k:.2f}" if k is not None else "nan"
+            return slope_text(xs, [r[key] for r in results])
 
         print("log-log slope against physicians: "
               f"server CPU {grows('server_cpu')}, CPU per request {grows('cpu_ms')}, "
