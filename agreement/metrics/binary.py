@@ -169,6 +169,59 @@ def _mask_counts(ref: _Masks, pred: _Masks) -> tuple[int, int, int, int, int, in
     return tn, fp, fn, tp, ref.n_not, ref.n_met
 
 
+# A row's two met masks read as one 16-bit number (`_pair_counts`): both met, or only one column met.
+_BOTH_MET, _FIRST_ONLY, _SECOND_ONLY = (int(np.array(x, dtype=bool).view(np.uint16)[0])
+                                        for x in ([True, True], [True, False], [False, True]))
+
+
+def _neighbour_columns(ref: np.ndarray, pred: np.ndarray) -> tuple[np.ndarray, bool] | None:
+    """(rows x 2 view, swapped?) where `ref` and `pred` are the two columns of one row-major float array,
+    else None. `swapped`: the view's first column is `pred`.
+
+    Two such columns interleave in memory, so comparing each on its own reads every row twice (and
+    copies it first: `_binary_masks`); compared as rows, each row is read once (`_pair_counts`). They
+    are such columns when they are views of the same array, a value apart, each stepping over the
+    other: then every byte of the rows x 2 view belongs to one of them.
+    """
+    width = ref.itemsize
+    if (ref.dtype.kind != "f" or ref.dtype != pred.dtype or ref.ndim != 1 or ref.shape != pred.shape
+            or ref.base is None or ref.base is not pred.base
+            or ref.strides != (2 * width,) or pred.strides != (2 * width,)):
+        return None
+    gap = pred.__array_interface__["data"][0] - ref.__array_interface__["data"][0]
+    if abs(gap) != width:
+        return None
+    first = ref if gap > 0 else pred
+    rows = np.lib.stride_tricks.as_strided(first, shape=(first.size, 2), strides=(2 * width, width),
+                                           writeable=False)
+    return rows, gap < 0
+
+
+def _pair_counts(rows: np.ndarray, swapped: bool, step: int) -> tuple[int, int, int, int, int, int] | None:
+    """`_mask_counts` of a rows x 2 float array's columns (reference first unless `swapped`), a block of
+    rows at a time, or None at the first block with a value other than 0 or 1 in either column (missing,
+    or to be refused: the columns are then counted one by one, which checks them).
+
+    Without gaps a block needs only its met masks: read as one 16-bit number per row they give the
+    rows where both are met and where only one is, and every other cell is a difference of those.
+    """
+    cnz = np.count_nonzero
+    n = rows.shape[0]
+    both = first_only = second_only = 0
+    for start in range(0, n, step):
+        block = rows[start:start + step]
+        met = block == 1.0
+        if cnz(met) + cnz(block == 0.0) != met.size:
+            return None
+        per_row = met.view(np.uint16)
+        both += int(cnz(per_row == _BOTH_MET))
+        first_only += int(cnz(per_row == _FIRST_ONLY))
+        second_only += int(cnz(per_row == _SECOND_ONLY))
+    ref_only, pred_only = (second_only, first_only) if swapped else (first_only, second_only)
+    n_met = both + ref_only
+    return n - both - ref_only - pred_only, pred_only, ref_only, both, n - n_met, n_met
+
+
 def _confusion_counts(ref: Any, pred: Any, invalid: str) -> tuple[np.ndarray, int, int]:
     """(tn, fp, fn, tp counts, invalid outputs, pairs without reference), as `_confusion` counts them.
 
@@ -188,14 +241,18 @@ def _confusion_counts(ref: Any, pred: Any, invalid: str) -> tuple[np.ndarray, in
         (ref, ref_encoded), (pred, pred_encoded) = _label_array(ref), _label_array(pred)
         if ref.shape != pred.shape:
             raise ValueError("reference and predicted must have the same length")
-        size, sums = ref.size, [0] * 6
+        size = ref.size
         step = _BLOCK if size > _WHOLE else max(size, 1)
-        for start in range(0, size, step):
-            block = slice(start, start + step)
-            counts = _mask_counts(_binary_masks(ref[block], encoded=ref_encoded),
-                                  _binary_masks(pred[block], encoded=pred_encoded))
-            sums = [a + b for a, b in zip(sums, counts, strict=True)]
-        totals = tuple(sums)
+        pair = None if ref_encoded or pred_encoded else _neighbour_columns(ref, pred)
+        totals = None if pair is None else _pair_counts(*pair, step)
+        if totals is None:
+            sums = [0] * 6
+            for start in range(0, size, step):
+                block = slice(start, start + step)
+                counts = _mask_counts(_binary_masks(ref[block], encoded=ref_encoded),
+                                      _binary_masks(pred[block], encoded=pred_encoded))
+                sums = [a + b for a, b in zip(sums, counts, strict=True)]
+            totals = tuple(sums)
     tn, fp, fn, tp, n_not, n_met = totals
     bad_not, bad_met = n_not - tn - fp, n_met - fn - tp
     counts = np.array([tn, fp, fn, tp], dtype=np.int64)

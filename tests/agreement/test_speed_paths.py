@@ -374,3 +374,56 @@ def test_it_counts_the_confusion_table_block_by_block_like_the_per_pair_cells(mo
     integers[-1, 1] = 2
     with pytest.raises(ValueError, match="0/1"):
         metrics.macro_f1(integers[:, 0], integers[:, 1])
+
+
+@pytest.mark.parametrize("gap_at", [None, 0, 1000])
+def test_it_counts_two_neighbouring_columns_row_by_row_like_the_per_pair_cells(monkeypatch, gap_at):
+    # Two columns of one row-major array are compared a row at a time (`_pair_counts`), in either order,
+    # whole or block by block; a missing label in any block, or a value to refuse, sends them back to
+    # the column-by-column count, which must give the same cells and refuse the same values.
+    from agreement.metrics import binary
+
+    monkeypatch.setattr(binary, "_BLOCK", 64)
+    monkeypatch.setattr(binary, "_WHOLE", 64)
+    rng = np.random.default_rng(7)
+    codes = rng.integers(0, 2, size=(1001, 2)).astype(np.int8)
+    if gap_at is not None:
+        codes[gap_at, 1] = -1
+    matrix = np.where(codes >= 0, codes, np.nan)
+    for first, second in ((0, 1), (1, 0)):
+        ref, pred = matrix[:, first], matrix[:, second]
+        assert binary._neighbour_columns(ref, pred) is not None
+        for invalid in ("wrong", "exclude"):
+            cell, n_invalid, n_skipped = binary._confusion(codes[:, first], codes[:, second], invalid)
+            counts, got_invalid, got_skipped = binary._confusion_counts(ref, pred, invalid)
+            assert counts.tolist() == np.bincount(cell[cell >= 0], minlength=4).tolist()
+            assert (got_invalid, got_skipped) == (n_invalid, n_skipped)
+        bad = matrix.copy()
+        bad[-1, second] = 0.5
+        with pytest.raises(ValueError, match="0/1"):
+            metrics.macro_f1(bad[:, first], bad[:, second])
+    # A row apart, the second column first in memory: pair i is still (ref[i], pred[i]).
+    shifted = (matrix[1:, 0], matrix[:-1, 1])
+    assert binary._neighbour_columns(*shifted) is not None
+    cell, _, _ = binary._confusion(codes[1:, 0], codes[:-1, 1], "wrong")
+    assert binary._confusion_counts(*shifted, "wrong")[0].tolist() == np.bincount(cell[cell >= 0], minlength=4).tolist()
+    if gap_at is None:
+        from sklearn.metrics import f1_score
+
+        assert metrics.macro_f1(matrix[:, 1], matrix[:, 0]).value == pytest.approx(
+            f1_score(codes[:, 1], codes[:, 0], average="macro"), abs=1e-15)
+
+
+def test_it_compares_columns_one_by_one_unless_they_are_each_others_neighbours():
+    from agreement.metrics import binary
+
+    wide = np.zeros((50, 3))
+    twin = np.zeros((50, 2))
+    pair = np.zeros((50, 2))
+    assert binary._neighbour_columns(pair[:, 0], pair[:, 1]) is not None
+    assert binary._neighbour_columns(pair[5:, 0], pair[5:, 1]) is not None  # rows of a view
+    assert binary._neighbour_columns(wide[:, 0], wide[:, 1]) is None  # each steps over a third column
+    assert binary._neighbour_columns(pair[:, 0], twin[:, 1]) is None  # two arrays
+    assert binary._neighbour_columns(pair[2:, 0], pair[:-2, 1]) is None  # a row and a value apart
+    assert binary._neighbour_columns(np.asfortranarray(pair)[:, 0], np.asfortranarray(pair)[:, 1]) is None
+    assert binary._neighbour_columns(pair[:, 0], pair[:, 1].astype(np.float32)) is None
