@@ -169,9 +169,8 @@ def _mask_counts(ref: _Masks, pred: _Masks) -> tuple[int, int, int, int, int, in
     return tn, fp, fn, tp, ref.n_not, ref.n_met
 
 
-# A row's two met masks read as one 16-bit number (`_pair_counts`): both met, or only one column met.
-_BOTH_MET, _FIRST_ONLY, _SECOND_ONLY = (int(np.array(x, dtype=bool).view(np.uint16)[0])
-                                        for x in ([True, True], [True, False], [False, True]))
+# A row's two met masks read as one 16-bit number (`_pair_counts`): both met, or only the first column.
+_BOTH_MET, _FIRST_ONLY = (int(np.array(x, dtype=bool).view(np.uint16)[0]) for x in ([True, True], [True, False]))
 
 
 def _neighbour_columns(ref: np.ndarray, pred: np.ndarray) -> tuple[np.ndarray, bool] | None:
@@ -203,23 +202,26 @@ def _pair_counts(rows: np.ndarray, swapped: bool, step: int) -> tuple[int, int, 
     or to be refused: the columns are then counted one by one, which checks them).
 
     Without gaps a block needs only its met masks: read as one 16-bit number per row they give the
-    rows where both are met and where only one is, and every other cell is a difference of those.
+    rows where both are met and where only the first is; with all the met labels counted, the rows
+    where only the second is follow, and every other cell is a difference of those.
     """
     cnz = np.count_nonzero
     n = rows.shape[0]
-    both = first_only = second_only = 0
+    both = first_only = n_met = 0
     for start in range(0, n, step):
         block = rows[start:start + step]
         met = block == 1.0
-        if cnz(met) + cnz(block == 0.0) != met.size:
+        met_here = int(cnz(met))
+        if met_here + cnz(block == 0.0) != met.size:
             return None
         per_row = met.view(np.uint16)
         both += int(cnz(per_row == _BOTH_MET))
         first_only += int(cnz(per_row == _FIRST_ONLY))
-        second_only += int(cnz(per_row == _SECOND_ONLY))
+        n_met += met_here
+    second_only = n_met - 2 * both - first_only
     ref_only, pred_only = (second_only, first_only) if swapped else (first_only, second_only)
-    n_met = both + ref_only
-    return n - both - ref_only - pred_only, pred_only, ref_only, both, n - n_met, n_met
+    n_ref_met = both + ref_only
+    return n - both - ref_only - pred_only, pred_only, ref_only, both, n - n_ref_met, n_ref_met
 
 
 def _confusion_counts(ref: Any, pred: Any, invalid: str) -> tuple[np.ndarray, int, int]:
