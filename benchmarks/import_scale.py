@@ -222,13 +222,23 @@ def run_command(fmt: str, path: str, model: str | None, env: dict[str, str], *, 
     }
 
 
+def _timed_start(command: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
+    """(wall, processor) seconds of a command whose output is not read; a failure stops the benchmark
+    with the command's error (a start-up that failed is no start-up time)."""
+    with tempfile.TemporaryFile() as errors:  # a file, not a pipe: a long traceback cannot block the wait
+        started = time.perf_counter()
+        process = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=errors)
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.perf_counter() - started
+        if os.waitstatus_to_exitcode(status):
+            errors.seek(0)
+            raise SystemExit(f"{' '.join(command[1:])} in {cwd} failed: {errors.read().decode()[-2000:]}")
+    return wall, usage.ru_utime + usage.ru_stime
+
+
 def startup(root: Path, env: dict[str, str]) -> tuple[float, float]:
     """(wall, processor) seconds of a bare `manage.py import_cases --help` in `root`."""
-    started = time.perf_counter()
-    process = subprocess.Popen([sys.executable, str(root / "manage.py"), "import_cases", "--help"], env=env,
-                               cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, _, usage = os.wait4(process.pid, 0)
-    return time.perf_counter() - started, usage.ru_utime + usage.ru_stime
+    return _timed_start([sys.executable, str(root / "manage.py"), "import_cases", "--help"], env, root)
 
 
 # The third-party apps medreview's settings install, none of medreview's own: a project of these alone
@@ -257,13 +267,7 @@ def floor_startup(directory: Path) -> tuple[float, float]:
     (directory / "floor_settings.py").write_text(FLOOR_SETTINGS)
     env = {**os.environ, "PYTHONPATH": str(directory), "DJANGO_SETTINGS_MODULE": "floor_settings"}
     code = "from django.core.management import execute_from_command_line; execute_from_command_line(['manage.py', 'migrate', '--help'])"
-    started = time.perf_counter()
-    process = subprocess.Popen([sys.executable, "-c", code], env=env, cwd=directory,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(process.pid, 0)
-    if os.waitstatus_to_exitcode(status):
-        raise SystemExit(f"the floor project failed: {process.stderr.read().decode()[-2000:]}")
-    return time.perf_counter() - started, usage.ru_utime + usage.ru_stime
+    return _timed_start([sys.executable, "-c", code], env, directory)
 
 
 def compare(directory: Path, env: dict[str, str], before: Path, repeat: int) -> None:
