@@ -299,9 +299,11 @@ class _Runner:
         self.exhausted = False
         self.stored = 0
 
-    def _top_up(self, pool: ThreadPoolExecutor) -> None:
-        # Keep at least one more round queued behind the running calls.
-        while not self.exhausted and len(self.futures) < 2 * self.threads:
+    def _top_up(self, pool: ThreadPoolExecutor, finished: int) -> None:
+        # Keep at least one more round queued behind the running calls. Answers received but not yet
+        # stored (`finished`) are not calls: counting them as such left the pool with nothing queued
+        # at a chunk's end until the next write, each thread idle for up to a whole call.
+        while not self.exhausted and len(self.futures) - finished < 2 * self.threads:
             chunk = _claim_chunk(self.job, self.worker_id)
             if chunk is None:
                 self.exhausted = True
@@ -351,7 +353,7 @@ class _Runner:
         pool = ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix=f"grader-{self.job.pk}")
         try:
             while True:
-                self._top_up(pool)
+                self._top_up(pool, len(pending))
                 if not self.futures and not pending:
                     break
                 pending += self._drain(FLUSH_SECONDS)

@@ -416,3 +416,40 @@ def test_it_makes_the_last_chunks_small_so_runners_finish_together():
     assert max(sizes[-3:]) <= 16  # the tail: one round of 16 threads per chunk
     assert services.chunk_sizes(48, threads=1, parallel_tasks=2) == [16, 16, 16]
     assert services.chunk_sizes(0, threads=4, parallel_tasks=2) == []
+
+
+def test_it_gives_the_pool_its_next_chunk_while_the_last_call_of_the_current_one_runs(
+    rubric_config, fake_server, django_capture_on_commit_callbacks, monkeypatch
+):
+    """Answers waiting to be written are not calls in flight: the pool must not run dry at a chunk's end."""
+    import threading
+
+    monkeypatch.setattr(runner, "FLUSH_SECONDS", 30.0)  # no timed write may be what hands out the next chunk
+    rubric_config.concurrency = 1
+    rubric_config.save()
+    claimed, second_claimed = [], threading.Event()
+    claim, call = runner._claim_chunk, runner._call
+
+    def claiming(job: GradingJob, worker_id: str) -> GradingChunk | None:
+        chunk = claim(job, worker_id)
+        claimed.append(chunk)
+        if len(claimed) == 2:
+            second_claimed.set()
+        return chunk
+
+    calls, waited = [], []
+
+    def calling(*args: Any) -> Any:
+        calls.append(args[2].key)
+        if len(calls) == 16:  # the first chunk's last call ends only once the pool has been given more work
+            waited.append(second_claimed.wait(timeout=10))
+        return call(*args)
+
+    monkeypatch.setattr(runner, "_claim_chunk", claiming)
+    monkeypatch.setattr(runner, "_call", calling)
+    job = start_job(rubric_config, build_release(cases=4), django_capture_on_commit_callbacks, parallel_tasks=1)
+
+    assert [len(c.units) for c in claimed if c is not None] == [16, 8]
+    assert waited == [True]
+    assert (job.status, job.done, job.total) == (JobStatus.DONE, 24, 24)
+    assert len(set(calls)) == 24
