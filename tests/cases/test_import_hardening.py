@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,11 +15,23 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
 from cases.importers import parse
 from cases.importers.limits import GRADER_RUN_NAME_MAX
-from cases.importers.safe_load import MAX_DEPTH, UnsafeJSON, field_path, issue_location, safe_loads
+from cases.importers.safe_load import (
+    MAX_DEPTH,
+    UnsafeJSON,
+    _has_problem,
+    _pairs_hook,
+    _refuse_where,
+    check_value,
+    field_path,
+    issue_location,
+    safe_loads,
+)
 from cases.models import Case, CaseRevision, ImportJob, Release
 from cases.services import release_import
 from tests.conftest import login
@@ -246,3 +259,61 @@ def test_a_model_name_that_overflows_the_grader_run_name_is_refused(tmp_path: Pa
     )
     assert report.status == "refused"
     assert "grader_model" in [e.field for e in report.errors]
+
+
+# The quick pass (`_has_problem`) and the walk that locates (`_refuse_where`) must refuse the same values.
+_SCALARS = st.one_of(
+    st.none(), st.booleans(), st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([math.inf, math.nan]),
+    st.integers(min_value=-(10**101), max_value=10**101) | st.sampled_from([10**100 - 1, 10**100, -(10**100)]),
+    st.text(alphabet=st.sampled_from(["a", "\x00", "\ud800", "\U0001f600", '"'])),
+)
+
+
+def _deep(levels: int) -> list:
+    value: list = []
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+def _duplicate_keys(pairs: list[tuple[str, object]]) -> dict:
+    return _pairs_hook([*pairs, *pairs[:1]]) if pairs else {}
+
+
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda children: st.one_of(
+        st.lists(children, max_size=4),
+        st.dictionaries(st.text(alphabet=st.sampled_from(["k", "\x00", "\udc00"]), max_size=3), children, max_size=4),
+        st.lists(st.tuples(st.text(alphabet="kv", min_size=1, max_size=2), children), max_size=3).map(_duplicate_keys),
+        st.sampled_from([MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1]).map(_deep),
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(value=_VALUES, check_text=st.booleans())
+@example(value=[10**100 - 1, -(10**100) + 1], check_text=True)  # 100 digits: stored
+@example(value={"a": [10**100]}, check_text=False)  # 101 digits: refused
+@example(value=[1.5, -math.inf], check_text=False)
+@example(value={"k\x00": 1}, check_text=True)
+@example(value={"k\x00": 1}, check_text=False)  # the caller saw no escape that could make a NUL
+@example(value=["a\ud800"], check_text=True)
+@example(value=_deep(MAX_DEPTH), check_text=False)
+@example(value={"a": _deep(MAX_DEPTH)}, check_text=False)
+@example(value=_pairs_hook([("k", 1), ("k", 2)]), check_text=False)
+def test_it_finds_a_problem_in_the_quick_pass_exactly_when_the_located_walk_refuses(
+    value: object, check_text: bool
+) -> None:
+    try:
+        _refuse_where(value, check_text)
+        refused = False
+    except UnsafeJSON:
+        refused = True
+    assert _has_problem(value, check_text) == refused
+    if refused:
+        with pytest.raises(UnsafeJSON):
+            check_value(value, check_text=check_text)
+    else:
+        check_value(value, check_text=check_text)
