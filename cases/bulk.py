@@ -24,18 +24,25 @@ def is_postgres() -> bool:
     return connection.vendor == "postgresql"
 
 
+def allocate_id_values(model: type[models.Model], count: int) -> list[int]:
+    """PostgreSQL only: `count` new primary keys from the table's sequence."""
+    if not count:
+        return []
+    meta = model._meta
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)",
+            [meta.db_table, meta.pk.column, count],
+        )
+        return [pk for (pk,) in cursor.fetchall()]
+
+
 def allocate_ids(objs: Sequence[models.Model]) -> None:
     """PostgreSQL only: give unsaved objects their primary keys from the table's sequence."""
     if not objs:
         return
-    meta = type(objs[0])._meta
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)",
-            [meta.db_table, meta.pk.column, len(objs)],
-        )
-        for obj, (pk,) in zip(objs, cursor.fetchall(), strict=True):
-            obj.pk = pk
+    for obj, pk in zip(objs, allocate_id_values(type(objs[0]), len(objs)), strict=True):
+        obj.pk = pk
 
 
 def _converter(field: models.Field, now: Any) -> Callable[[models.Model], Any]:
@@ -79,8 +86,26 @@ def insert_values(model: type[models.Model], rows: list[dict[str, Any]]) -> int:
     if not is_postgres():
         model.objects.bulk_create([model(**row) for row in rows], batch_size=BATCH_SIZE)
         return len(rows)
+    _copy_values(model, rows, [f for f in model._meta.concrete_fields if not f.primary_key])
+    return len(rows)
+
+
+def insert_rows(model: type[models.Model], rows: list[dict[str, Any]]) -> list[int]:
+    """`insert_values` that gives back each row's primary key, in order: on PostgreSQL a row without
+    an "id" takes one from the table's sequence before the COPY, elsewhere bulk_create reports it."""
+    if not rows:
+        return []
+    if not is_postgres():
+        return [obj.pk for obj in model.objects.bulk_create([model(**row) for row in rows], batch_size=BATCH_SIZE)]
+    missing = [row for row in rows if row.get("id") is None]
+    for row, pk in zip(missing, allocate_id_values(model, len(missing)), strict=True):
+        row["id"] = pk
+    _copy_values(model, rows, list(model._meta.concrete_fields))
+    return [row["id"] for row in rows]
+
+
+def _copy_values(model: type[models.Model], rows: list[dict[str, Any]], fields: list[models.Field]) -> None:
     meta = model._meta
-    fields = [f for f in meta.concrete_fields if not f.primary_key]
     now = timezone.now()
     defaults = {f.attname: (now if getattr(f, "auto_now_add", False) or getattr(f, "auto_now", False)
                             else f.get_default()) for f in fields}
@@ -95,7 +120,6 @@ def insert_values(model: type[models.Model], rows: list[dict[str, Any]]) -> int:
                 if name in json_fields and values[i] is not None:
                     values[i] = json.dumps(values[i])
             copy.write_row(values)
-    return len(rows)
 
 
 def set_current_revisions(moves: list[tuple[int, int]]) -> None:
