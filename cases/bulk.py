@@ -92,16 +92,17 @@ def insert_values(model: type[models.Model], rows: list[dict[str, Any]]) -> int:
 
 def insert_rows(model: type[models.Model], rows: list[dict[str, Any]]) -> list[int]:
     """`insert_values` that gives back each row's primary key, in order: on PostgreSQL a row without
-    an "id" takes one from the table's sequence before the COPY, elsewhere bulk_create reports it."""
+    one takes it from the table's sequence before the COPY, elsewhere bulk_create reports it."""
     if not rows:
         return []
     if not is_postgres():
         return [obj.pk for obj in model.objects.bulk_create([model(**row) for row in rows], batch_size=BATCH_SIZE)]
-    missing = [row for row in rows if row.get("id") is None]
+    key = model._meta.pk.attname
+    missing = [row for row in rows if row.get(key) is None]
     for row, pk in zip(missing, allocate_id_values(model, len(missing)), strict=True):
-        row["id"] = pk
+        row[key] = pk
     _copy_values(model, rows, list(model._meta.concrete_fields))
-    return [row["id"] for row in rows]
+    return [row[key] for row in rows]
 
 
 def _copy_values(model: type[models.Model], rows: list[dict[str, Any]], fields: list[models.Field]) -> None:

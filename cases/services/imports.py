@@ -426,26 +426,28 @@ def _names(model: type[Specialty] | type[Theme], names: set[str]) -> dict[str, i
 def _write_cases(plan: _Plan, dataset: Dataset, release: Release, progress: Progress | None) -> None:
     created = plan.created()
     total = sum(created.values()) + len(plan.reverted)
-    case_ids, revision_ids = _insert_cases_and_revisions(plan, dataset, release)
-    done = len(case_ids) + len(revision_ids)
+    case_ids, written = _insert_cases_and_revisions(plan, dataset, release)
+    done = len(case_ids) + len(written)
     _notify(progress, "write", done, total)
-    written = list(zip([*plan.new_cases, *(c for c, _, _ in plan.changed)], revision_ids, strict=True))
     _insert_name_links(written)
     done += _insert_criteria(written)
     _notify(progress, "write", done, total)
     _insert_question_sets(written)
 
-    changed_revisions = revision_ids[len(case_ids):]
-    moves = [(case_id, rev) for (_, case_id, _), rev in zip(plan.changed, changed_revisions, strict=True)]
+    new_revisions, changed_revisions = written[: len(case_ids)], written[len(case_ids):]
+    moves = [(case_id, rev) for (_, case_id, _), (_, rev) in zip(plan.changed, changed_revisions, strict=True)]
     moves += [(case_id, revision_id) for _, case_id, revision_id in plan.reverted]
     if not bulk.is_postgres():
-        moves += list(zip(case_ids, revision_ids[: len(case_ids)], strict=True))
+        moves += [(case_id, rev) for case_id, (_, rev) in zip(case_ids, new_revisions, strict=True)]
     bulk.set_current_revisions(moves)
     _notify(progress, "write", total, total)
 
 
-def _insert_cases_and_revisions(plan: _Plan, dataset: Dataset, release: Release) -> tuple[list[int], list[int]]:
-    """New cases, then the revisions of new and changed cases (new cases' first); their ids in that order.
+def _insert_cases_and_revisions(
+    plan: _Plan, dataset: Dataset, release: Release
+) -> tuple[list[int], list[tuple[ParsedCase, int]]]:
+    """New cases, then the revisions of new and changed cases (new cases' first): the new cases' ids,
+    and each revision's parsed case with the revision's id, in that order.
 
     Rows go in as values, not model instances: building 5,500 instances cost a LiveMedBench release
     about 50 ms of its import (docs/performance.md)."""
@@ -472,7 +474,8 @@ def _insert_cases_and_revisions(plan: _Plan, dataset: Dataset, release: Release)
     owners = case_ids + [case_id for _, case_id, _ in plan.changed]
     for revision, case_id in zip(revisions, owners, strict=True):
         revision["case_id"] = case_id
-    return case_ids, bulk.insert_rows(CaseRevision, revisions)
+    revision_ids = bulk.insert_rows(CaseRevision, revisions)
+    return case_ids, [(c, rev) for (c, _), rev in zip(numbered, revision_ids, strict=True)]
 
 
 def _insert_name_links(written: list[tuple[ParsedCase, int]]) -> None:
