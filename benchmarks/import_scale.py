@@ -29,7 +29,8 @@ log-log slope of each against the rows written (1: linear).
 Both checkouts' modules are compiled to bytecode first (`python -m compileall`, as `dev.py demo` and
 a deployment do): where PYTHONDONTWRITEBYTECODE is set Python would otherwise compile medreview's
 modules again in every run. Beside them, the floor: a project with the same Django and third-party
-apps and none of medreview's (`migrate --help`), which no command of a Django project starts under.
+apps and none of medreview's (`migrate --help`), which no command of a Django project starts under,
+and below it Django alone (auth and contenttypes on PostgreSQL), the least any Django command costs.
 """
 
 from __future__ import annotations
@@ -254,6 +255,14 @@ INSTALLED_APPS = [
 ]
 DATABASES = {"default": {"ENGINE": "django.db.backends.postgresql", "NAME": "floor"}}
 """
+# Django alone with the fewest apps a command that writes users' rows can run with (its models, the
+# PostgreSQL driver): the floor under any Django command at all on this machine.
+DJANGO_FLOOR_SETTINGS = """
+SECRET_KEY = "floor"
+USE_TZ = True
+INSTALLED_APPS = ["django.contrib.auth", "django.contrib.contenttypes"]
+DATABASES = {"default": {"ENGINE": "django.db.backends.postgresql", "NAME": "floor"}}
+"""
 
 
 def compile_checkout(root: Path) -> None:
@@ -262,10 +271,12 @@ def compile_checkout(root: Path) -> None:
                    check=True, stdout=subprocess.DEVNULL)
 
 
-def floor_startup(directory: Path) -> tuple[float, float]:
-    """(wall, processor) seconds of `migrate --help` in a project of the third-party apps alone."""
-    (directory / "floor_settings.py").write_text(FLOOR_SETTINGS)
-    env = {**os.environ, "PYTHONPATH": str(directory), "DJANGO_SETTINGS_MODULE": "floor_settings"}
+def floor_startup(directory: Path, *, django_alone: bool = False) -> tuple[float, float]:
+    """(wall, processor) seconds of `migrate --help` in a project of the third-party apps alone, or
+    (`django_alone`) of Django's auth and contenttypes alone."""
+    module = "django_floor_settings" if django_alone else "floor_settings"
+    (directory / f"{module}.py").write_text(DJANGO_FLOOR_SETTINGS if django_alone else FLOOR_SETTINGS)
+    env = {**os.environ, "PYTHONPATH": str(directory), "DJANGO_SETTINGS_MODULE": module}
     code = "from django.core.management import execute_from_command_line; execute_from_command_line(['manage.py', 'migrate', '--help'])"
     return _timed_start([sys.executable, "-c", code], env, directory)
 
@@ -275,7 +286,7 @@ def compare(directory: Path, env: dict[str, str], before: Path, repeat: int) -> 
     alternated (each import into a dataset of its own, so none is "unchanged"); medians."""
     path = str(directory / "merged_data_rubric.json")
     runs: dict[str, list[dict]] = {"before": [], "now": []}
-    starts: dict[str, list[tuple[float, float]]] = {"before": [], "now": [], "floor": []}
+    starts: dict[str, list[tuple[float, float]]] = {"before": [], "now": [], "floor": [], "django": []}
     for root in (before, ROOT):
         compile_checkout(root)
     for i in range(repeat):
@@ -283,6 +294,7 @@ def compare(directory: Path, env: dict[str, str], before: Path, repeat: int) -> 
             starts[name].append(startup(root, env))
             runs[name].append(run_command("livemedbench", path, None, env, root=root, dataset=f"Compare-{name}-{i}"))
         starts["floor"].append(floor_startup(directory))
+        starts["django"].append(floor_startup(directory, django_alone=True))
     print(f"\nLiveMedBench cases file ({LMB_CASES} cases, {LMB_CRITERIA} criteria), median of {repeat} alternated runs; "
           f"load average {os.getloadavg()[0]:.1f}")
     print(f"{'checkout':<10} {'CLI wall s':>10} {'CLI CPU s':>10} {'import s':>9} {'peak MB':>8} "
@@ -296,6 +308,9 @@ def compare(directory: Path, env: dict[str, str], before: Path, repeat: int) -> 
     print(f"{'floor':<10} {'':>10} {'':>10} {'':>9} {'':>8} {statistics.median(w for w, _ in starts['floor']):>14.2f} "
           f"{statistics.median(c for _, c in starts['floor']):>13.2f}  (Django and the third-party apps alone: "
           "`migrate --help`)")
+    print(f"{'Django':<10} {'':>10} {'':>10} {'':>9} {'':>8} {statistics.median(w for w, _ in starts['django']):>14.2f} "
+          f"{statistics.median(c for _, c in starts['django']):>13.2f}  (Django's auth and contenttypes alone, "
+          "PostgreSQL: `migrate --help`)")
     print("both checkouts compiled to bytecode first (python -m compileall)")
     print("goals (issue 26): CLI end to end < 1.2 s, start-up < 0.4 s, on a quiet 2-core machine")
 

@@ -9,9 +9,11 @@ run that first, with the same --database-url), in this process through Django's 
 gunicorn, no network, no other request competing for a processor. Prints the requests made and the
 process's processor time per request (PostgreSQL's own time is not in it), the figure that
 `queue_load.py` reads from gunicorn's workers but without the contention of a loaded machine, so it
-moves less from run to run. --app-root measures another checkout of medreview (its code, this
-script), so two trees can be compared back to back on the same database; the database must be
-migrated by the newest of them.
+moves less from run to run. Then the web stack's own part of that figure: a request the claim
+answers 404 (a study that does not exist) passes every middleware, REST framework, the token check
+and the claim's access query, and does nothing else. --app-root measures another checkout of
+medreview (its code, this script), so two trees can be compared back to back on the same database;
+the database must be migrated by the newest of them.
 """
 
 from __future__ import annotations
@@ -86,6 +88,31 @@ def main() -> None:
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     print(f"{args.app_root}: {requests} requests on study {study.pk}: {cpu / requests * 1000:.2f} ms of processor "
           f"time a request in this process, {wall / requests * 1000:.2f} ms wall")
+    print(f"{args.app_root}: the web stack alone (a claim answered 404): {_stack_alone(clients) * 1000:.2f} ms of "
+          "processor time a request")
+
+
+def _stack_alone(clients: list[Any], rounds: int = 15) -> float:
+    """Processor seconds a request of a claim on a study that does not exist (each client `rounds`
+    times, well within the API's per-user rate)."""
+    import logging
+
+    missing = "/api/review/studies/2147483647/next/"
+    quiet = logging.getLogger("django.request")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)  # Django logs every 404 as a warning
+    try:
+        for client in clients:
+            status = client.post(missing, content_type="application/json").status_code
+            if status != 404:
+                raise SystemExit(f"a claim on a study that does not exist: {status}, not 404")
+        cpu = time.process_time()
+        for _ in range(rounds):
+            for client in clients:
+                client.post(missing, content_type="application/json")
+        return (time.process_time() - cpu) / (rounds * len(clients))
+    finally:
+        quiet.setLevel(level)
 
 
 if __name__ == "__main__":
